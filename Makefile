@@ -1,0 +1,41 @@
+# raid5x: out-of-tree md RAID5 personality (module md-raid5x.ko)
+#
+#   make              build md-raid5x.ko for the installed Debian kernel
+#   make KVER=...     build for another installed kernel
+#   make KDIR=... MDSRC=...  build against a kernel tree (debug kernel)
+#   make check        run the whole test suite in QEMU guests
+#   make bench        run the side-by-side benchmark (raid456 vs raid5x)
+#   make demo         the README's main job
+#   make deps         install the Debian packages everything needs
+
+KVER  ?= $(shell scripts/kver.sh)
+KDIR  ?= /lib/modules/$(KVER)/build
+BUILD ?= $(CURDIR)/build
+MDINC ?= $(BUILD)/mdinc/$(KVER)
+MDSRC ?=
+
+.PHONY: all module deps check lint demo bench clean
+
+all: module
+
+$(MDINC)/md.h:
+	scripts/mdheaders.sh $(KVER) $(MDINC) $(MDSRC)
+
+module: $(MDINC)/md.h
+	$(MAKE) -C $(KDIR) M=$(CURDIR) MDINC=$(MDINC) W=1 modules
+
+deps:
+	scripts/setup.sh
+
+check:
+	tests/run.sh
+
+demo:
+	scripts/demo.sh
+
+bench:
+	scripts/bench.sh
+
+clean:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) clean || true
+	rm -rf $(BUILD)

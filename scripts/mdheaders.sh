@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Extract drivers/md/{md.h,md-cluster.h,md-bitmap.h} for kernel KVER from the
+# Debian linux-source package into OUTDIR. md.h is not shipped in
+# linux-headers; a struct mddev from another version corrupts memory silently,
+# so the source package version must equal the headers package version.
+#
+# usage: scripts/mdheaders.sh KVER OUTDIR [SOURCE_TARBALL]
+set -euo pipefail
+kver=$1
+out=$2
+tarball=${3:-}
+die() { echo "mdheaders: $*" >&2; exit 1; }
+
+if [ -z "$tarball" ]; then
+	# Debian: linux-source-6.1 ships /usr/src/linux-source-6.1.tar.xz
+	series=$(echo "$kver" | sed -E 's/^([0-9]+\.[0-9]+).*/\1/')
+	tarball=/usr/src/linux-source-$series.tar.xz
+	[ -f "$tarball" ] || die "missing $tarball: apt-get install linux-source-$series (or run scripts/setup.sh)"
+	hv=$(dpkg-query -W -f='${Version}' "linux-headers-$kver" 2>/dev/null) ||
+		die "linux-headers-$kver is not installed: apt-get install linux-headers-$kver"
+	sv=$(dpkg-query -W -f='${Version}' "linux-source-$series" 2>/dev/null) ||
+		die "linux-source-$series is not installed"
+	[ "$hv" = "$sv" ] ||
+		die "version mismatch: linux-headers-$kver is $hv but linux-source-$series is $sv; install matching versions (apt-get install linux-headers-amd64 linux-source-$series)"
+fi
+[ -f "$tarball" ] || die "missing $tarball"
+
+if [ -f "$out/md.h" ] && [ "$out/md.h" -nt "$tarball" ]; then
+	exit 0
+fi
+mkdir -p "$out"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+top=$(tar -tJf "$tarball" | head -n 1 | cut -d/ -f1)
+tar -xJf "$tarball" -C "$tmp" --wildcards \
+	"$top/drivers/md/md.h" "$top/drivers/md/md-cluster.h" "$top/drivers/md/md-bitmap.h"
+cp "$tmp/$top"/drivers/md/md*.h "$out/"
+echo "mdheaders: extracted md.h for $kver into $out"
