@@ -1,0 +1,440 @@
+#!/usr/bin/env bash
+# guest.sh: boot a QEMU (TCG) guest from an initramfs and run one script in it.
+#
+# usage: scripts/guest.sh [options] GUEST_SCRIPT [ARGS...]
+#   --kernel BZIMAGE   guest kernel (default /boot/vmlinuz-KVER)
+#   --moddir DIR       its module tree (default /lib/modules/KVER; may be
+#                      missing when md/raid456/loop are built in)
+#   --kver KVER        kernel release (default: read from BZIMAGE's header,
+#                      else scripts/kver.sh)
+#   --ko FILE.ko       extra module, installed as /lib/modules/KVER/extra/
+#                      (repeatable); depmod runs so modprobe finds it
+#   --file SRC:DEST    copy a host file or directory to guest path DEST
+#                      (repeatable)
+#   --timeout SEC      kill QEMU after SEC seconds (default 600)
+#   --mem MB           guest memory (default 3072; members live on tmpfs)
+#   --smp N            guest CPUs (default 2)
+#   --append ARGS      extra kernel command line
+#   --log FILE         console log (default build/logs/<script>.log)
+#   --out FILE         write the guest's @@OUT-BEGIN@@/@@OUT-END@@ blocks
+#                      (emit_out in tests/lib/guest-lib.sh) to FILE
+#   --quiet            do not stream the console to stdout
+#
+# The guest runs GUEST_SCRIPT as /run.sh under bash with ARGS, in /tmp, after
+# /init has mounted proc/sys/devtmpfs/tmpfs/debugfs and loaded crc32c_generic,
+# md_mod, raid456 and loop. tests/lib/guest-lib.sh is at /lib/guest-lib.sh.
+# /init prints "GUEST-VERDICT: PASS" or "GUEST-VERDICT: FAIL rc=N", then the
+# whole dmesg between @@DMESG-BEGIN@@ and @@DMESG-END@@, then powers off.
+#
+# exit status: 0  verdict PASS and a clean kernel log
+#              1  verdict FAIL (the guest script failed)
+#              2  kernel log shows a splat (WARNING:, BUG:, lockdep, ...),
+#                 whatever the verdict
+#              3  timeout, or the guest died without a verdict (panic)
+#              64 usage or host-side setup error
+# Environment: GUEST_QUIET=1 is --quiet; BUILD overrides the build directory.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+top=$(cd "$here/.." && pwd)
+build=${BUILD:-$top/build}
+self=$here/$(basename "${BASH_SOURCE[0]}")
+
+# Kernel log lines that fail a run (fixed strings, case-sensitive).
+splat_patterns=(
+	'WARNING:' 'BUG:' 'Oops' 'Call Trace' 'possible circular locking'
+	'lockdep' 'KASAN' 'UBSAN'
+	'sleeping function called from invalid context'
+	'general protection fault' 'kernel BUG'
+)
+# Host programs copied into the guest (with their shared libraries).
+guest_bins=(
+	/bin/bash /usr/sbin/mdadm /usr/bin/fio /usr/sbin/mke2fs /usr/sbin/e2fsck
+	/usr/sbin/tune2fs /usr/sbin/dumpe2fs /usr/sbin/debugfs /usr/sbin/dmsetup
+	/usr/bin/kmod /usr/sbin/losetup /usr/sbin/blockdev /usr/sbin/wipefs
+)
+# Parts of the module tree copied into the guest (if present).
+guest_mod_paths=(
+	kernel/drivers/md kernel/drivers/block/loop.ko
+	kernel/drivers/block/virtio_blk.ko kernel/drivers/virtio
+	kernel/crypto kernel/lib kernel/arch/x86/crypto kernel/arch/x86/lib
+	kernel/fs/ext4 kernel/fs/jbd2 kernel/fs/mbcache.ko
+	modules.order modules.builtin modules.builtin.modinfo
+)
+
+usage() {
+	sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$self" >&2
+	exit 64
+}
+die() {
+	echo "guest.sh: $*" >&2
+	exit 64
+}
+log() {
+	echo "guest.sh: $*" >&2
+}
+
+kernel="" moddir="" kver="" timeout=600 mem=3072 smp=2 append="" logf="" outf=""
+quiet=${GUEST_QUIET:-0}
+kos=() files=()
+while [ $# -gt 0 ]; do
+	case $1 in
+	--kernel) kernel=${2:?--kernel needs a file}; shift 2 ;;
+	--moddir) moddir=${2:?--moddir needs a directory}; shift 2 ;;
+	--kver) kver=${2:?--kver needs a release}; shift 2 ;;
+	--ko) kos+=("${2:?--ko needs a file}"); shift 2 ;;
+	--file) files+=("${2:?--file needs SRC:DEST}"); shift 2 ;;
+	--timeout) timeout=${2:?}; shift 2 ;;
+	--mem) mem=${2:?}; shift 2 ;;
+	--smp) smp=${2:?}; shift 2 ;;
+	--append) append=${2:?}; shift 2 ;;
+	--log) logf=${2:?}; shift 2 ;;
+	--out) outf=${2:?}; shift 2 ;;
+	--quiet) quiet=1; shift ;;
+	-h|--help) usage ;;
+	--) shift; break ;;
+	-*) echo "guest.sh: unknown option $1" >&2; usage ;;
+	*) break ;;
+	esac
+done
+[ $# -ge 1 ] || usage
+script=$1
+shift
+[ -f "$script" ] || die "no such guest script: $script"
+[[ $timeout =~ ^[0-9]+$ ]] || die "--timeout must be seconds"
+[[ $mem =~ ^[0-9]+$ ]] || die "--mem must be MB"
+name=$(basename "$script" .sh)
+
+# The release string stored in a bzImage's setup header (offset 0x20e).
+kver_of_bzimage() {
+	local f=$1 magic off
+	magic=$(dd if="$f" bs=1 skip=514 count=4 2>/dev/null) || return 1
+	[ "$magic" = HdrS ] || return 1
+	off=$(od -An -tu2 -j526 -N2 "$f" | tr -d ' ')
+	[ -n "$off" ] && [ "$off" -gt 0 ] || return 1
+	dd if="$f" bs=1 skip=$((off + 512)) count=200 2>/dev/null |
+		tr '\0' '\n' | head -n 1 | awk '{print $1}'
+}
+
+if [ -z "$kver" ] && [ -n "$kernel" ]; then
+	kver=$(kver_of_bzimage "$kernel" || true)
+	[ -n "$kver" ] || { [ -n "$moddir" ] && kver=$(basename "$moddir"); } ||
+		die "cannot read the release of $kernel: pass --kver"
+fi
+[ -n "$kver" ] || kver=$("$here/kver.sh")
+[ -n "$kernel" ] || kernel=/boot/vmlinuz-$kver
+[ -n "$moddir" ] || moddir=/lib/modules/$kver
+[ -r "$kernel" ] || die "cannot read kernel $kernel (run scripts/setup.sh, or pass --kernel)"
+if [ ! -d "$moddir/kernel" ]; then
+	log "note: no module tree at $moddir (assuming md, raid456, loop are built in)"
+fi
+for k in "${kos[@]}"; do
+	[ -f "$k" ] || die "no such module file: $k"
+done
+for f in "${files[@]}"; do
+	[[ $f == *:/* ]] || die "--file wants SRC:/abs/dest, got $f"
+	[ -e "${f%%:/*}" ] || die "--file source missing: ${f%%:/*}"
+done
+command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 missing (scripts/setup.sh)"
+[ -x /bin/busybox ] || die "busybox missing (scripts/setup.sh)"
+
+mkdir -p "$build/guest/cache" "$build/guest/runs" "$build/logs"
+[ -n "$logf" ] || logf=$build/logs/$name.log
+mkdir -p "$(dirname "$logf")"
+run=$(mktemp -d "$build/guest/runs/$name.XXXXXX")
+qpid="" tpid=""
+# shellcheck disable=SC2317 # invoked by the trap
+cleanup() {
+	local rc=$?
+	[ -n "$tpid" ] && kill "$tpid" 2>/dev/null
+	[ -n "$qpid" ] && kill "$qpid" 2>/dev/null && wait "$qpid" 2>/dev/null
+	rm -rf "$run"
+	exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# ---- the static part of the initramfs, cached ---------------------------
+# Shared libraries of the guest programs, one absolute path a line.
+guest_libs() {
+	local b
+	for b in "${guest_bins[@]}"; do
+		[ -e "$b" ] || continue
+		ldd "$b" | awk '/=> \//{print $3} /^[ \t]*\//{print $1}'
+	done | sort -u
+}
+
+# Cache key: this script, the kernel's modules, the guest programs and the
+# dpkg database (any package upgrade may change a shared library).
+key=$(
+	{
+		sha256sum "$self"
+		echo "kver=$kver moddir=$moddir"
+		for p in "${guest_mod_paths[@]}"; do
+			[ -e "$moddir/$p" ] && find "$moddir/$p" -printf '%P %s %T@\n'
+		done
+		stat -L -c '%n %s %Y' /bin/busybox "${guest_bins[@]}" \
+			/var/lib/dpkg/status 2>/dev/null || true
+	} | sha256sum | cut -c1-16
+)
+cache=$build/guest/cache/$kver-$key
+static=$cache/static.cpio
+
+build_static() {
+	local root=$cache/root b real a l p libs
+	libs=$(guest_libs)
+	rm -rf "$root"
+	mkdir -p "$root"/{usr/bin,usr/sbin,usr/lib,usr/lib64,proc,sys,dev,tmp,run,etc,mnt,root,var}
+	ln -s usr/bin "$root/bin"
+	ln -s usr/sbin "$root/sbin"
+	ln -s usr/lib "$root/lib"
+	ln -s usr/lib64 "$root/lib64"
+	cp /bin/busybox "$root/usr/bin/busybox"
+	for a in $(/bin/busybox --list-full); do
+		[ "${a##*/}" = busybox ] && continue
+		ln -sfn /usr/bin/busybox "$root/$a"
+	done
+	for b in "${guest_bins[@]}"; do
+		[ -e "$b" ] || { log "note: $b not installed, not in guest"; continue; }
+		real=$(readlink -f "$b")
+		rm -f "$root$real"
+		cp "$real" "$root$real"
+		[ -e "$root$b" ] || ln -sfn "$real" "$root$b"
+	done
+	ln -sfn mke2fs "$root/usr/sbin/mkfs.ext4"
+	ln -sfn e2fsck "$root/usr/sbin/fsck.ext4"
+	for a in modprobe insmod rmmod lsmod modinfo depmod; do
+		rm -f "$root/usr/sbin/$a" "$root/usr/bin/$a"
+		ln -s /usr/bin/kmod "$root/usr/sbin/$a"
+	done
+	for l in $libs; do
+		mkdir -p "$root$(dirname "$l")"
+		cp -L "$l" "$root$l"
+	done
+	printf '%s\n' /usr/lib/x86_64-linux-gnu /usr/lib/x86_64-linux-gnu/ceph \
+		>"$root/etc/ld.so.conf"
+	ldconfig -r "$root" 2>/dev/null || true
+	cp /etc/mke2fs.conf "$root/etc/" 2>/dev/null || true
+	echo 'root:x:0:0:root:/root:/bin/bash' >"$root/etc/passwd"
+	echo 'root:x:0:' >"$root/etc/group"
+	: >"$root/etc/fstab"
+	mkdir -p "$root/etc/mdadm"
+	printf 'DEVICE /dev/loop* /dev/mapper/*\nHOMEHOST <none>\nAUTO -all\n' \
+		>"$root/etc/mdadm/mdadm.conf"
+	[ "$(id -u)" = 0 ] && mknod -m 600 "$root/dev/console" c 5 1
+	mkdir -p "$root/usr/lib/modules/$kver"
+	for p in "${guest_mod_paths[@]}"; do
+		[ -e "$moddir/$p" ] || continue
+		mkdir -p "$root/usr/lib/modules/$kver/$(dirname "$p")"
+		cp -a "$moddir/$p" "$root/usr/lib/modules/$kver/$(dirname "$p")/"
+	done
+	depmod -b "$root" "$kver" 2>/dev/null || log "note: depmod failed for the static tree"
+	(cd "$root" && find . -mindepth 1 | LC_ALL=C sort |
+		cpio -o -H newc -R 0:0 --quiet) >"$static.tmp"
+	mv "$static.tmp" "$static"
+}
+
+exec 9>"$build/guest/cache/.lock"
+flock 9
+if [ ! -s "$static" ] || [ ! -d "$cache/root" ]; then
+	t0=$SECONDS
+	log "building static initramfs for $kver ($cache)"
+	mkdir -p "$cache"
+	build_static
+	log "static initramfs: $(du -h "$static" | cut -f1) in $((SECONDS - t0)) s"
+	# keep the three most recently used caches
+	find "$build/guest/cache" -mindepth 1 -maxdepth 1 -type d -printf '%T@ %p\n' |
+		sort -rn | tail -n +4 | cut -d' ' -f2- | while read -r old; do rm -rf "$old"; done
+fi
+touch "$cache"
+flock -u 9
+
+# ---- the per-run part: /init, /run.sh, guest lib, args, --ko, --file ----
+r=$run/root
+mkdir -p "$r/usr/lib" "$r/etc"
+cat >"$r/init" <<'INIT'
+#!/bin/sh
+# /init generated by scripts/guest.sh
+export PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root TERM=dumb
+mount -t devtmpfs devtmpfs /dev 2>/dev/null
+exec </dev/console >/dev/console 2>&1
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t tmpfs -o mode=1777 tmpfs /tmp
+mount -t tmpfs tmpfs /run
+mkdir -p /dev/pts /dev/shm
+mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+kv=$(uname -r)
+if [ ! -e "/lib/modules/$kv" ]; then
+	for d in /lib/modules/*; do
+		[ -d "$d" ] && ln -s "${d##*/}" "/lib/modules/$kv" && break
+	done
+fi
+for m in crc32c_generic libcrc32c md_mod raid456 loop; do
+	modprobe "$m" 2>/dev/null || [ -d "/sys/module/$m" ] ||
+		echo "guest-init: module $m not available"
+done
+echo "GUEST-INIT: kernel $kv up $(cut -d' ' -f1 /proc/uptime) s, running /run.sh"
+. /etc/guest-args
+cd /tmp
+bash /run.sh "$@"
+rc=$?
+sync
+echo "GUEST-INIT: /run.sh exited rc=$rc at $(cut -d' ' -f1 /proc/uptime) s"
+if [ "$rc" = 0 ]; then
+	echo "GUEST-VERDICT: PASS"
+else
+	echo "GUEST-VERDICT: FAIL rc=$rc"
+fi
+dmesg -n 1
+echo "@@DMESG-BEGIN@@"
+dmesg
+echo "@@DMESG-END@@"
+poweroff -f
+INIT
+chmod 755 "$r/init"
+install -m 755 "$script" "$r/run.sh"
+install -m 644 "$top/tests/lib/guest-lib.sh" "$r/usr/lib/guest-lib.sh"
+{
+	printf 'set --'
+	for a in "$@"; do
+		printf " '%s'" "${a//\'/\'\\\'\'}"
+	done
+	printf '\n'
+	printf "GUEST_NAME='%s'; export GUEST_NAME\n" "$name"
+} >"$r/etc/guest-args"
+for f in "${files[@]}"; do
+	src=${f%%:/*} dst=/${f#*:/}
+	mkdir -p "$r$(dirname "$dst")"
+	cp -a "$src" "$r$dst"
+done
+if [ ${#kos[@]} -gt 0 ]; then
+	# depmod over the cached tree plus the extra modules; ship only the
+	# extra modules and the regenerated modules.* indexes
+	m=$run/modtree
+	mkdir -p "$m/lib/modules"
+	cp -al "$cache/root/usr/lib/modules/$kver" "$m/lib/modules/$kver"
+	mkdir -p "$m/lib/modules/$kver/extra" "$r/usr/lib/modules/$kver/extra"
+	for k in "${kos[@]}"; do
+		cp "$k" "$m/lib/modules/$kver/extra/"
+		cp "$k" "$r/usr/lib/modules/$kver/extra/"
+	done
+	depmod -b "$m" "$kver" || die "depmod failed for the extra modules"
+	cp "$m/lib/modules/$kver"/modules.* "$r/usr/lib/modules/$kver/"
+fi
+(cd "$r" && find . -mindepth 1 | LC_ALL=C sort |
+	cpio -o -H newc -R 0:0 --quiet) | gzip -1 >"$run/run.cpio.gz"
+cat "$static" "$run/run.cpio.gz" >"$run/initrd"
+
+# ---- boot ----------------------------------------------------------------
+# Under TCG a bzImage spends ~4 s decompressing itself. If the image holds an
+# xz/gzip/zstd-compressed vmlinux with a PVH entry note (CONFIG_PVH), boot that
+# ELF directly; it is cached next to the initramfs. GUEST_NO_PVH=1 disables.
+pvh_vmlinux() {
+	local k=$1 out=$2 off magic dec
+	for magic in xz gz zst; do
+		case $magic in
+		xz) off=$(grep -abo $'\xfd7zXZ\x00' "$k" | head -n 1 | cut -d: -f1); dec="xz -dc" ;;
+		gz) off=$(grep -abo $'\x1f\x8b\x08\x00' "$k" | head -n 1 | cut -d: -f1); dec="gzip -dc" ;;
+		zst) off=$(grep -abo $'\x28\xb5\x2f\xfd' "$k" | head -n 1 | cut -d: -f1); dec="zstd -dc" ;;
+		esac
+		[ -n "$off" ] || continue
+		# shellcheck disable=SC2086 # $dec is a command and its flag
+		tail -c +$((off + 1)) "$k" | $dec >"$out.tmp" 2>/dev/null || true
+		if [ "$(head -c 4 "$out.tmp" | od -An -tx1 | tr -d ' ')" = 7f454c46 ] &&
+			readelf -n "$out.tmp" 2>/dev/null | grep -q 'Xen.*(0x00000012)'; then
+			mv "$out.tmp" "$out"
+			return 0
+		fi
+	done
+	rm -f "$out.tmp"
+	return 1
+}
+boot_kernel=$kernel
+if [ "${GUEST_NO_PVH:-0}" != 1 ] && command -v readelf >/dev/null; then
+	kkey=$(stat -L -c '%n %s %Y' "$kernel" | sha256sum | cut -c1-16)
+	vml=$build/guest/cache/vmlinux-$kkey
+	if [ -s "$vml" ]; then
+		boot_kernel=$vml
+	elif [ ! -e "$vml.nopvh" ]; then
+		if pvh_vmlinux "$kernel" "$vml"; then
+			boot_kernel=$vml
+		else
+			: >"$vml.nopvh"
+		fi
+	fi
+fi
+raw=$run/console.raw
+: >"$raw"
+cmdline="console=ttyS0 loglevel=5 printk.time=1 panic=-1 oops=panic"
+cmdline+=" rdinit=/init $append"
+[ "$quiet" = 1 ] || log "booting $kernel ($kver), script $script, log $logf"
+t0=$(date +%s.%N)
+timeout -k 5 "$timeout" qemu-system-x86_64 -accel tcg -cpu max -m "$mem" \
+	-smp "$smp" -nographic -serial stdio -monitor none -nic none \
+	-no-reboot -kernel "$boot_kernel" -initrd "$run/initrd" \
+	-append "$cmdline" </dev/null >"$raw" 2>&1 &
+qpid=$!
+if [ "$quiet" != 1 ]; then
+	tail -s 0.2 -n +1 -F --pid="$qpid" "$raw" 2>/dev/null | sed -u 's/\r$//' &
+	tpid=$!
+fi
+qrc=0
+wait "$qpid" || qrc=$?
+qpid=""
+if [ -n "$tpid" ]; then
+	wait "$tpid" 2>/dev/null || true
+	tpid=""
+fi
+t1=$(date +%s.%N)
+elapsed=$(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.1f", b - a}')
+tr -d '\r' <"$raw" >"$logf"
+
+if [ "$qrc" = 124 ] || [ "$qrc" = 137 ]; then
+	echo "guest.sh: $name: guest timeout after $timeout s, see $logf" >&2
+	exit 3
+fi
+
+# kernel lines: the dmesg dump, plus printk lines on the console (timestamps)
+klog=$run/kernel.log
+{
+	sed -n '/^@@DMESG-BEGIN@@$/,/^@@DMESG-END@@$/p' "$logf"
+	grep -E '^\[ *[0-9]+\.[0-9]+\]' "$logf" || true
+} >"$klog"
+
+if [ -n "$outf" ]; then
+	mkdir -p "$(dirname "$outf")"
+	awk -v out="$outf" -v tmp="$run/out.b64" '
+		/^@@OUT-BEGIN@@/ { inb = 1; mode = $2; next }
+		/^@@OUT-END@@/ {
+			if (mode == "b64") { close(tmp); system("base64 -d < \"" tmp "\" >> \"" out "\""); system(": > \"" tmp "\"") }
+			inb = 0; next
+		}
+		inb && /^\[ *[0-9]+\.[0-9]+\]/ { next }
+		inb && mode == "b64" { print > tmp; next }
+		inb { print >> out }
+	' "$logf" </dev/null
+	[ -e "$outf" ] || log "warning: --out given but the guest emitted no @@OUT block"
+fi
+
+status=0
+verdict=$(grep -E '^GUEST-VERDICT: ' "$logf" | tail -n 1 || true)
+if [ -z "$verdict" ] || ! grep -q '^@@DMESG-END@@$' "$logf"; then
+	echo "guest.sh: $name: guest died without a verdict (panic or crash?) after $elapsed s, see $logf" >&2
+	status=3
+elif [ "$verdict" != "GUEST-VERDICT: PASS" ]; then
+	echo "guest.sh: $name: ${verdict#GUEST-VERDICT: } (guest script failed), see $logf" >&2
+	status=1
+fi
+for p in "${splat_patterns[@]}"; do
+	if line=$(grep -F -m 1 -- "$p" "$klog"); then
+		echo "guest.sh: $name: kernel log matches '$p': $line" >&2
+		[ "$status" = 3 ] || status=2
+	fi
+done
+if [ "$status" = 0 ]; then
+	echo "guest.sh: $name: PASS in $elapsed s"
+else
+	echo "guest.sh: $name: FAIL (status $status) in $elapsed s, log $logf" >&2
+fi
+exit "$status"

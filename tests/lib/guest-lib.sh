@@ -1,0 +1,312 @@
+# shellcheck shell=bash
+# guest-lib.sh: helpers for scripts that run inside the raid5x test guest.
+#
+# scripts/guest.sh installs this file as /lib/guest-lib.sh; a guest script
+# starts with
+#     #!/bin/bash
+#     . /lib/guest-lib.sh
+# It sets `set -euo pipefail`, a cleanup trap (stops md arrays, removes dm
+# devices, detaches loop devices) and KTAP-style result helpers.
+#
+# Conventions:
+#   * MD arguments are "md0" or "/dev/md0".
+#   * Helpers return non-zero on failure and print a "# ..." diagnostic; they
+#     never exit, so they work inside `if`, `tap_check` and `||`.
+#   * raid5x presence: raid5x_available (the module file is installed in the
+#     guest via scripts/guest.sh --ko, or the personality is registered).
+set -euo pipefail
+
+GL_TAP_N=0        # assertions printed so far
+GL_TAP_FAILED=0   # of which "not ok"
+GL_TAP_PLAN=""    # planned assertions (tap_plan)
+GL_EXIT_HOOKS=()  # commands run by the cleanup trap, last first
+GL_MEMBER_DIR=/tmp/gl-members
+
+# ---- diagnostics ---------------------------------------------------------
+
+# note MSG...: print a KTAP diagnostic line ("# MSG").
+note() { echo "# $*"; }
+
+# gl_on_exit CMD: run CMD (a string, eval'ed) from the cleanup trap.
+gl_on_exit() { GL_EXIT_HOOKS+=("$1"); }
+
+# gl_cleanup: the EXIT trap: run hooks, stop arrays, remove dm devices,
+# detach loops. Keeps the script's exit status.
+gl_cleanup() {
+	local rc=$? i md
+	set +e
+	if [ "$rc" != 0 ]; then
+		note "guest script exiting with status $rc"
+	fi
+	for ((i = ${#GL_EXIT_HOOKS[@]} - 1; i >= 0; i--)); do
+		eval "${GL_EXIT_HOOKS[$i]}"
+	done
+	for md in /sys/block/md*; do
+		[ -e "$md" ] || continue
+		mdadm --stop "/dev/${md##*/}" >/dev/null 2>&1
+	done
+	dmsetup remove_all >/dev/null 2>&1
+	losetup -D >/dev/null 2>&1
+	exit "$rc"
+}
+trap gl_cleanup EXIT
+trap 'note "command failed (line $LINENO): $BASH_COMMAND"' ERR
+
+# ---- KTAP output ---------------------------------------------------------
+
+# tap_plan N: print the KTAP header and the plan "1..N".
+tap_plan() {
+	GL_TAP_PLAN=$1
+	echo "KTAP version 1"
+	echo "1..$1"
+}
+
+# tap_ok NAME: print "ok N - NAME".
+tap_ok() {
+	GL_TAP_N=$((GL_TAP_N + 1))
+	echo "ok $GL_TAP_N - $*"
+}
+
+# tap_not_ok NAME [REASON]: print "not ok N - NAME" (and "# REASON").
+tap_not_ok() {
+	GL_TAP_N=$((GL_TAP_N + 1))
+	GL_TAP_FAILED=$((GL_TAP_FAILED + 1))
+	echo "not ok $GL_TAP_N - $1"
+	if [ $# -gt 1 ]; then
+		note "$2"
+	fi
+}
+
+# tap_check NAME CMD [ARGS...]: run CMD; ok if it succeeds, else not ok.
+tap_check() {
+	local name=$1
+	shift
+	if "$@"; then
+		tap_ok "$name"
+	else
+		tap_not_ok "$name" "failed: $*"
+	fi
+}
+
+# tap_check_fails NAME CMD [ARGS...]: ok if CMD FAILS (expected refusal).
+tap_check_fails() {
+	local name=$1
+	shift
+	if "$@"; then
+		tap_not_ok "$name" "unexpectedly succeeded: $*"
+	else
+		tap_ok "$name"
+	fi
+}
+
+# tap_done: print a summary; exit 0 only if every planned assertion ran and
+# passed.
+tap_done() {
+	note "$GL_TAP_N assertions, $GL_TAP_FAILED failed${GL_TAP_PLAN:+, plan $GL_TAP_PLAN}"
+	if [ -n "$GL_TAP_PLAN" ] && [ "$GL_TAP_N" != "$GL_TAP_PLAN" ]; then
+		note "plan mismatch: planned $GL_TAP_PLAN, ran $GL_TAP_N"
+		exit 1
+	fi
+	[ "$GL_TAP_FAILED" = 0 ] || exit 1
+	exit 0
+}
+
+# ---- modules -------------------------------------------------------------
+
+# raid5x_available: true if md-raid5x is installed (modinfo finds it) or the
+# raid5x personality is already registered (built in or loaded).
+raid5x_available() {
+	modinfo md-raid5x >/dev/null 2>&1 && return 0
+	[ -d /sys/module/md_raid5x ] && return 0
+	grep -q '\[raid5x\]' /proc/mdstat 2>/dev/null
+}
+
+# load_md: load crc32c_generic, md_mod, raid456, loop and, if available,
+# md-raid5x (after raid456, so raid456 stays first for level 5). Built-in
+# parts are accepted. Fails if md, raid5 or loop is not usable at the end.
+load_md() {
+	local m
+	for m in crc32c_generic libcrc32c md_mod raid456 loop; do
+		modprobe "$m" 2>/dev/null || true
+	done
+	[ -e /proc/mdstat ] || { note "load_md: md is not available"; return 1; }
+	grep -q '\[raid5\]' /proc/mdstat ||
+		{ note "load_md: raid456 personality not registered"; return 1; }
+	[ -e /dev/loop-control ] || { note "load_md: loop is not available"; return 1; }
+	if modinfo md-raid5x >/dev/null 2>&1; then
+		modprobe md-raid5x || { note "load_md: modprobe md-raid5x failed"; return 1; }
+	fi
+	return 0
+}
+
+# ---- members and arrays --------------------------------------------------
+
+# make_members N SIZE_MB: create N sparse files on tmpfs, attach each to a
+# loop device, print the devices space-separated on one line.
+make_members() {
+	local n=$1 size=$2 i f dev devs=()
+	mkdir -p "$GL_MEMBER_DIR" || return 1
+	for ((i = 0; i < n; i++)); do
+		f=$(mktemp "$GL_MEMBER_DIR/m$i.XXXXXX") || return 1
+		truncate -s "${size}M" "$f" || return 1
+		dev=$(losetup -f --show "$f") ||
+			{ note "make_members: losetup $f failed"; return 1; }
+		devs+=("$dev")
+	done
+	echo "${devs[*]}"
+}
+
+# md_dev MD: print /dev/mdX.  md_sys MD: print /sys/block/mdX/md.
+md_dev() { echo "/dev/${1##*/}"; }
+md_sys() { echo "/sys/block/${1##*/}/md"; }
+
+# md_level MD: print the array's personality (md/level), e.g. raid5, raid5x.
+md_level() { cat "$(md_sys "$1")/level" 2>/dev/null; }
+
+# md_mdstat_line MD: print the array's line of /proc/mdstat.
+md_mdstat_line() { grep "^${1##*/} :" /proc/mdstat; }
+
+# create_raid5 MD N CHUNK_KB LAYOUT DEVS...: create a clean level-5 array with
+# v1.2 metadata, no bitmap. LAYOUT: left-asymmetric left-symmetric
+# right-asymmetric right-symmetric parity-first parity-last.
+create_raid5() {
+	local md n=$2 chunk=$3 layout=$4
+	md=$(md_dev "$1")
+	shift 4
+	mdadm --create "$md" --run --quiet --level=5 --metadata=1.2 \
+		--assume-clean --bitmap=none --chunk="$chunk" --layout="$layout" \
+		--raid-devices="$n" "$@" ||
+		{ note "create_raid5: mdadm --create $md failed"; return 1; }
+	[ "$(md_level "$md")" = raid5 ] ||
+		{ note "create_raid5: level is '$(md_level "$md")'"; return 1; }
+}
+
+# to_raid5x MD: switch a running level-5 array to the raid5x personality
+# (echo raid5x > md/level); verify md/level and /proc/mdstat say raid5x.
+to_raid5x() {
+	local md sys
+	md=$(md_dev "$1")
+	sys=$(md_sys "$md")
+	if ! echo raid5x >"$sys/level"; then
+		note "to_raid5x: writing raid5x to $sys/level failed (level $(md_level "$md"))"
+		return 1
+	fi
+	[ "$(md_level "$md")" = raid5x ] ||
+		{ note "to_raid5x: $sys/level reads '$(md_level "$md")'"; return 1; }
+	md_mdstat_line "$md" | grep -qw raid5x ||
+		{ note "to_raid5x: /proc/mdstat: $(md_mdstat_line "$md")"; return 1; }
+}
+
+# stop_array MD: mdadm --stop, retrying while the device is busy.
+stop_array() {
+	local md i
+	md=$(md_dev "$1")
+	for i in 1 2 3 4 5; do
+		mdadm --stop "$md" >/dev/null 2>&1 && return 0
+		sleep "$i"
+	done
+	note "stop_array: cannot stop $md"
+	mdadm --stop "$md"
+	return 1
+}
+
+# assemble_raid456 MD DEVS...: assemble with stock mdadm and check that the
+# array runs under the in-kernel raid5 personality.
+assemble_raid456() {
+	local md
+	md=$(md_dev "$1")
+	shift
+	mdadm --assemble --run --quiet "$md" "$@" ||
+		{ note "assemble_raid456: mdadm --assemble $md failed"; return 1; }
+	[ "$(md_level "$md")" = raid5 ] ||
+		{ note "assemble_raid456: level is '$(md_level "$md")', not raid5"; return 1; }
+	md_mdstat_line "$md" | grep -qw raid5 ||
+		{ note "assemble_raid456: /proc/mdstat: $(md_mdstat_line "$md")"; return 1; }
+}
+
+# wait_idle MD [TIMEOUT_S]: wait until md/sync_action reads idle.
+wait_idle() {
+	local sys t=${2:-900} i=0
+	sys=$(md_sys "$1")
+	while [ "$(cat "$sys/sync_action")" != idle ]; do
+		sleep 0.5
+		i=$((i + 1))
+		if [ "$i" -ge $((t * 2)) ]; then
+			note "wait_idle: $1 still $(cat "$sys/sync_action") after $t s"
+			return 1
+		fi
+	done
+}
+
+# check_parity MD: run a parity check (array must run under raid456) and
+# require mismatch_cnt == 0.
+check_parity() {
+	local md sys mm
+	md=$(md_dev "$1")
+	sys=$(md_sys "$md")
+	[ "$(md_level "$md")" = raid5 ] ||
+		{ note "check_parity: $md runs '$(md_level "$md")', need raid5"; return 1; }
+	wait_idle "$md" || return 1
+	echo check >"$sys/sync_action" || { note "check_parity: cannot start check"; return 1; }
+	wait_idle "$md" || return 1
+	mm=$(cat "$sys/mismatch_cnt")
+	note "check_parity: $md mismatch_cnt=$mm"
+	[ "$mm" = 0 ]
+}
+
+# md_sha256 MD: print the sha256 of the whole array device.
+md_sha256() {
+	local md
+	md=$(md_dev "$1")
+	sha256sum "$md" | cut -d' ' -f1
+}
+
+# member_stats DEVS...: print "READ_SECTORS WRITE_SECTORS" summed over the
+# members (/sys/block/loopN/stat fields 3 and 7, 512-byte sectors).
+member_stats() {
+	local d r=0 w=0 s
+	for d in "$@"; do
+		read -r -a s <"/sys/block/${d##*/}/stat" || return 1
+		r=$((r + s[2]))
+		w=$((w + s[6]))
+	done
+	echo "$r $w"
+}
+
+# ---- I/O -----------------------------------------------------------------
+
+GL_FIO_N=0
+# fio_verify ARGS...: run fio with crc32c verification (fatal, with a verify
+# pass after writing); fails on a fio error or verify failure. Prints the
+# fio output only on failure (a one-line summary otherwise).
+fio_verify() {
+	local out rc=0
+	GL_FIO_N=$((GL_FIO_N + 1))
+	out=/tmp/fio.$GL_FIO_N.log
+	fio --verify=crc32c --verify_fatal=1 --do_verify=1 \
+		--exitall_on_error=1 --output="$out" "$@" || rc=$?
+	if [ "$rc" != 0 ] || grep -qE 'verify: bad|err= *[1-9]|fio: ' "$out"; then
+		note "fio_verify: fio $* failed (rc=$rc):"
+		sed 's/^/#   /' "$out"
+		return 1
+	fi
+	note "fio ok: $(grep -E '^ *(READ|WRITE):' "$out" | tr -s ' ' | tr '\n' ';')"
+}
+
+# emit_out FILE [b64|plain]: send FILE to the host between @@OUT-BEGIN@@ and
+# @@OUT-END@@ (guest.sh --out FILE collects it). The console log level is
+# lowered meanwhile so kernel messages cannot split the block.
+emit_out() {
+	local f=$1 mode=${2:-b64} lvl
+	lvl=$(cut -f1 /proc/sys/kernel/printk)
+	dmesg -n 1
+	echo "@@OUT-BEGIN@@ $mode ${f##*/}"
+	if [ "$mode" = b64 ]; then
+		base64 "$f"
+	else
+		cat "$f"
+		[ -z "$(tail -c 1 "$f")" ] || echo
+	fi
+	echo "@@OUT-END@@"
+	dmesg -n "$lvl"
+}
