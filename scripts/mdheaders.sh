@@ -31,7 +31,7 @@ fi
 mkdir -p "$out"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-top=$(tar -tJf "$tarball" | head -n 1 | cut -d/ -f1)
+top=$(basename "$tarball" .tar.xz)
 tar -xJf "$tarball" -C "$tmp" --wildcards \
 	"$top/drivers/md/md.h" "$top/drivers/md/md-cluster.h" "$top/drivers/md/md-bitmap.h"
 cp "$tmp/$top"/drivers/md/md*.h "$out/"

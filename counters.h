@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * counters.h - every policy decision raid5x makes, counted.
+ *
+ * One row per counter: name (as printed in sysfs "counters") and meaning.
+ * A benchmark reads them before and after a run to explain its numbers;
+ * writing anything to "counters" resets them.
+ */
+#ifndef RAID5X_COUNTERS_H
+#define RAID5X_COUNTERS_H
+
+#include <linux/atomic.h>
+
+#define R5X_COUNTERS(X)							\
+	X(preread_blocks,  "member blocks read to complete a partial write") \
+	X(read_blocks,     "member blocks read for array reads via the cache") \
+	X(write_blocks,    "member blocks written (data and parity)")	\
+	X(rmw_stripes,     "stripes written by read-modify-write")	\
+	X(rcw_stripes,     "stripes written by reconstruct-write")	\
+	X(full_stripes,    "stripes written with every data block overwritten") \
+	X(delayed,         "stripes put on the delayed list")		\
+	X(activated,       "stripes moved from delayed to hold")	\
+	X(activated_aged,  "of those, activated because their delay expired") \
+	X(activated_pressure, "of those, activated because the cache was short") \
+	X(activated_idle,  "of those, activated because nothing else was in flight") \
+	X(bypassed,        "times a hold stripe was passed by a handle stripe") \
+	X(plugs,           "unplug callbacks run")			\
+	X(plugged_stripes, "stripes released by unplug callbacks")	\
+	X(wakeups,         "batched wake-ups of stripe-cache waiters")	\
+	X(cache_waits,     "times a submitter slept for a free stripe")	\
+	X(aligned_reads,   "reads sent straight to a member")		\
+	X(aligned_retries, "direct reads retried through the cache")	\
+	X(reconstructs,    "blocks computed from the others (degraded)") \
+	X(io_errors,       "member I/O errors seen")			\
+	X(sync_stripes,    "stripes handled for resync/check/recovery")
+
+#define R5X_COUNTER_ENUM(name, help) R5X_C_##name,
+enum r5x_counter { R5X_COUNTERS(R5X_COUNTER_ENUM) R5X_NR_COUNTERS };
+#undef R5X_COUNTER_ENUM
+
+struct r5x_counters {
+	atomic64_t v[R5X_NR_COUNTERS];
+};
+
+#define r5x_count(conf, name, n) \
+	atomic64_add((n), &(conf)->stats.v[R5X_C_##name])
+
+extern const char *const r5x_counter_names[R5X_NR_COUNTERS];
+
+#endif /* RAID5X_COUNTERS_H */

@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * delay_list.c - when a partial-stripe write may read from the members.
+ *
+ * A write that does not cover its whole stripe needs pre-reads (old data and
+ * parity for read-modify-write, or the untouched data for reconstruct-write).
+ * Issued at once, those reads are wasted whenever the rest of the stripe is
+ * about to arrive, which is what sequential writers do.  So such a stripe
+ * waits on the delayed list, and delay_list.c decides when it may read:
+ *
+ *  - Batched activation (seed 000): at most preread_batch stripes hold
+ *    pre-read permission at a time; activation moves a bounded batch from
+ *    the delayed list to the hold list, oldest first.
+ *  - Age bound: a stripe written by a sequential stream (its bio started
+ *    where an earlier write ended) may wait up to seq_delay_ms for the rest
+ *    of the stripe; any other partial stripe is eligible at once.  REQ_SYNC
+ *    plays no part: O_DIRECT writes get the same treatment (seed 001).
+ *  - Nothing else in progress: when every active stripe is parked on the
+ *    delayed list, no bio in flight can complete them, so waiting longer
+ *    only adds latency (a queue-depth-1 writer): they are eligible.
+ *  - Pressure: when submitters sleep for free stripes, or under quiesce,
+ *    delayed stripes are eligible regardless of age, so nothing starves.
+ * A delayed stripe that receives the rest of its data leaves the delayed
+ * list through the normal path and is written without any read.
+ */
+#include <linux/jiffies.h>
+#include "raid5x.h"
+#include "delay_list.h"
+#include "stripe_cache.h"
+
+static void delay_timer_fn(struct timer_list *t)
+{
+	struct r5x_conf *conf = from_timer(conf, t, delay_timer);
+
+	r5x_wake_thread(conf);
+}
+
+void r5x_delay_init(struct r5x_conf *conf)
+{
+	timer_setup(&conf->delay_timer, delay_timer_fn, 0);
+}
+
+void r5x_delay_stop(struct r5x_conf *conf)
+{
+	del_timer_sync(&conf->delay_timer);
+}
+
+/*
+ * Record a write bio [start, end) and say whether it continues an earlier
+ * one (a sequential stream).  Tracks the ends of the last few writes, so
+ * several interleaved streams are each recognised.
+ */
+bool r5x_note_write(struct r5x_conf *conf, sector_t start, sector_t end)
+{
+	unsigned int i, n = ARRAY_SIZE(conf->stream_end);
+	bool seq = false;
+	unsigned long flags;
+
+	spin_lock_irqsave(&conf->lock, flags);
+	for (i = 0; i < n; i++) {
+		if (conf->stream_end[i] == start && start) {
+			conf->stream_end[i] = end;
+			seq = true;
+			break;
+		}
+	}
+	if (!seq) {
+		conf->stream_end[conf->stream_next] = end;
+		conf->stream_next = (conf->stream_next + 1) % n;
+	}
+	spin_unlock_irqrestore(&conf->lock, flags);
+	return seq;
+}
+
+/* Handler decided @sh needs pre-reads it has no permission for: park it. */
+void r5x_delay_stripe(struct r5x_conf *conf, struct r5x_stripe *sh)
+{
+	if (!sh->delay_deadline) {
+		unsigned long wait = 0;
+
+		if (test_bit(R5X_STRIPE_SEQ, &sh->state))
+			wait = msecs_to_jiffies(READ_ONCE(conf->tun.seq_delay_ms));
+		sh->delay_deadline = jiffies + wait;
+		if (!sh->delay_deadline)
+			sh->delay_deadline = 1;
+		r5x_count(conf, delayed, 1);
+	}
+	set_bit(R5X_STRIPE_DELAYED, &sh->state);
+	set_bit(R5X_STRIPE_HANDLE, &sh->state);
+}
+
+/* @sh just went on the delayed list: make sure raid5xd looks at it in time. */
+void r5x_delay_arm(struct r5x_conf *conf, struct r5x_stripe *sh)
+{
+	lockdep_assert_held(&conf->lock);
+	if (time_after(sh->delay_deadline, jiffies)) {
+		if (!timer_pending(&conf->delay_timer) ||
+		    time_before(sh->delay_deadline, conf->delay_timer.expires))
+			mod_timer(&conf->delay_timer, sh->delay_deadline);
+	}
+}
+
+/* Move a bounded batch of eligible delayed stripes to the hold list. */
+void r5x_activate_delayed(struct r5x_conf *conf)
+{
+	struct r5x_stripe *sh, *tmp;
+	int budget = conf->tun.preread_batch - conf->preread_active;
+	bool pressure = conf->waiters > 0 || conf->quiesce ||
+		(conf->nr_stripes - conf->active_stripes) < conf->max_nr_stripes / 8;
+	bool stalled = conf->active_stripes == conf->nr_delayed;
+	unsigned long next = 0;
+
+	lockdep_assert_held(&conf->lock);
+	if (budget <= 0 || list_empty(&conf->delayed))
+		return;
+	list_for_each_entry_safe(sh, tmp, &conf->delayed, lru) {
+		bool aged = !time_after(sh->delay_deadline, jiffies);
+
+		if (!aged && !pressure && !stalled) {
+			if (!next || time_before(sh->delay_deadline, next))
+				next = sh->delay_deadline;
+			continue;
+		}
+		list_move_tail(&sh->lru, &conf->hold);
+		clear_bit(R5X_STRIPE_DELAYED, &sh->state);
+		set_bit(R5X_STRIPE_PREREAD_ACTIVE, &sh->state);
+		conf->nr_delayed--;
+		conf->preread_active++;
+		r5x_count(conf, activated, 1);
+		if (aged)
+			r5x_count(conf, activated_aged, 1);
+		else if (pressure)
+			r5x_count(conf, activated_pressure, 1);
+		else
+			r5x_count(conf, activated_idle, 1);
+		if (--budget == 0)
+			break;
+	}
+	if (next && (!timer_pending(&conf->delay_timer) ||
+		     time_before(next, conf->delay_timer.expires)))
+		mod_timer(&conf->delay_timer, next);
+}
+
+/* @sh's pre-read cycle is over (its writes completed): free the slot. */
+void r5x_preread_done(struct r5x_conf *conf, struct r5x_stripe *sh)
+{
+	unsigned long flags;
+
+	sh->delay_deadline = 0;
+	if (!test_and_clear_bit(R5X_STRIPE_PREREAD_ACTIVE, &sh->state))
+		return;
+	spin_lock_irqsave(&conf->lock, flags);
+	conf->preread_active--;
+	if (!list_empty(&conf->delayed))
+		r5x_wake_thread(conf);
+	spin_unlock_irqrestore(&conf->lock, flags);
+}

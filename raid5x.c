@@ -1,0 +1,697 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * raid5x.c - the md personality: conf set-up and teardown, request entry,
+ * direct reads, raid5xd, resync requests, member changes, module init.
+ *
+ * raid5x never takes an array the user did not hand to it: it registers
+ * under a level number no superblock carries (R5X_PERS_LEVEL), so md's
+ * number-first lookup of 0.90 arrays keeps finding raid456, and it always
+ * reports level 5 to md, so the superblock keeps saying raid5 and raid456
+ * can assemble the array again at any time.
+ */
+#include <linux/module.h>
+#include <linux/blkdev.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/workqueue.h>
+#include "raid5x.h"
+#include "stripe_cache.h"
+#include "delay_list.h"
+#include "plug.h"
+
+/* md "level" number of the personality; never stored in a superblock */
+#define R5X_PERS_LEVEL	(-55)
+
+/* Direct member read of a bio inside one chunk (front-padded clone). */
+struct r5x_aread {
+	struct r5x_conf *conf;
+	struct md_rdev *rdev;
+	struct bio *orig;
+	struct bio clone;	/* must be last: bioset front_pad */
+};
+
+static struct bio_set r5x_aread_set;
+
+struct md_rdev *r5x_get_rdev(struct r5x_conf *conf, int disk, bool for_write)
+{
+	struct md_rdev *rdev;
+
+	rcu_read_lock();
+	rdev = rcu_dereference(conf->disks[disk].rdev);
+	if (rdev && (test_bit(Faulty, &rdev->flags) ||
+		     (!for_write && !test_bit(In_sync, &rdev->flags))))
+		rdev = NULL;
+	if (rdev)
+		atomic_inc(&rdev->nr_pending);
+	rcu_read_unlock();
+	return rdev;
+}
+
+/* Member @disk cannot be read for this array (missing, faulty, rebuilding). */
+bool r5x_disk_failed(struct r5x_conf *conf, int disk)
+{
+	struct md_rdev *rdev;
+	bool failed;
+
+	rcu_read_lock();
+	rdev = rcu_dereference(conf->disks[disk].rdev);
+	failed = !rdev || test_bit(Faulty, &rdev->flags) ||
+		!test_bit(In_sync, &rdev->flags);
+	rcu_read_unlock();
+	return failed;
+}
+
+bool r5x_disk_faulty(struct r5x_conf *conf, int disk)
+{
+	struct md_rdev *rdev;
+	bool faulty;
+
+	rcu_read_lock();
+	rdev = rcu_dereference(conf->disks[disk].rdev);
+	faulty = !rdev || test_bit(Faulty, &rdev->flags);
+	rcu_read_unlock();
+	return faulty;
+}
+
+static int calc_degraded(struct r5x_conf *conf)
+{
+	int i, degraded = 0;
+
+	for (i = 0; i < conf->geom.raid_disks; i++)
+		if (r5x_disk_failed(conf, i))
+			degraded++;
+	return degraded;
+}
+
+void r5x_bio_done(struct r5x_conf *conf, struct bio *bi, bool write)
+{
+	if (write)
+		md_write_end(conf->mddev);
+	bio_endio(bi);
+}
+
+/* Attach every page of @bi to its stripe; the caller ends its own count. */
+static void submit_to_stripes(struct r5x_conf *conf, struct bio *bi,
+			      bool write, int gsflags)
+{
+	sector_t s = round_down(bi->bi_iter.bi_sector, R5X_STRIPE_SECTORS);
+	sector_t end = bio_end_sector(bi);
+	bool seq = write && r5x_note_write(conf, bi->bi_iter.bi_sector, end);
+	struct r5x_loc loc;
+	struct r5x_stripe *sh;
+
+	for (; s < end; s += R5X_STRIPE_SECTORS) {
+		r5x_map_sector(&conf->geom, s, &loc);
+		sh = r5x_get_stripe(conf, loc.msector, gsflags);
+		if (WARN_ON_ONCE(!sh)) {
+			bi->bi_status = BLK_STS_RESOURCE;
+			return;
+		}
+		WARN_ON_ONCE(sh->dev[loc.disk].lsector != s ||
+			     loc.disk == sh->pd_idx);
+		bio_inc_remaining(bi);
+		if (write) {
+			md_write_inc(conf->mddev, bi);
+			if (seq)
+				set_bit(R5X_STRIPE_SEQ, &sh->state);
+			else
+				clear_bit(R5X_STRIPE_SEQ, &sh->state);
+		}
+		r5x_attach_bio(sh, loc.disk, bi, s, write);
+		r5x_release_or_plug(conf, sh);
+	}
+}
+
+static void aligned_reads_put(struct r5x_conf *conf)
+{
+	if (atomic_dec_and_test(&conf->aligned_reads))
+		wake_up(&conf->wait_for_quiesce);
+}
+
+static void retry_reads_work(struct work_struct *work)
+{
+	struct r5x_conf *conf = container_of(work, struct r5x_conf, retry_work);
+	struct bio *bi;
+
+	for (;;) {
+		spin_lock_irq(&conf->lock);
+		bi = bio_list_pop(&conf->retry_reads);
+		spin_unlock_irq(&conf->lock);
+		if (!bi)
+			return;
+		submit_to_stripes(conf, bi, false, R5X_GS_NOQUIESCE);
+		bio_endio(bi);
+		aligned_reads_put(conf);
+	}
+}
+
+static void aligned_read_endio(struct bio *clone)
+{
+	struct r5x_aread *ar = container_of(clone, struct r5x_aread, clone);
+	struct r5x_conf *conf = ar->conf;
+	struct bio *orig = ar->orig;
+	blk_status_t err = clone->bi_status;
+	unsigned long flags;
+
+	rdev_dec_pending(ar->rdev, conf->mddev);
+	bio_put(clone);
+	if (!err) {
+		bio_endio(orig);
+		aligned_reads_put(conf);
+		return;
+	}
+	/* let the stripe path re-read, fail the member, reconstruct */
+	r5x_count(conf, aligned_retries, 1);
+	spin_lock_irqsave(&conf->lock, flags);
+	bio_list_add(&conf->retry_reads, orig);
+	spin_unlock_irqrestore(&conf->lock, flags);
+	queue_work(system_unbound_wq, &conf->retry_work);
+}
+
+/* Send a read inside one chunk of a healthy member straight to it. */
+static bool read_aligned(struct r5x_conf *conf, struct bio **bip)
+{
+	struct mddev *mddev = conf->mddev;
+	struct bio *bi = *bip, *clone;
+	unsigned int shift = ilog2(conf->geom.chunk_sectors);
+	sector_t start = bi->bi_iter.bi_sector;
+	sector_t first_bad;
+	int bad_sectors;
+	struct r5x_aread *ar;
+	struct md_rdev *rdev;
+	struct r5x_loc loc;
+
+	if (!bi->bi_iter.bi_size ||
+	    (start >> shift) != ((bio_end_sector(bi) - 1) >> shift))
+		return false;
+	r5x_map_sector(&conf->geom, start, &loc);
+	rdev = r5x_get_rdev(conf, loc.disk, false);
+	if (!rdev)
+		return false;
+	if (is_badblock(rdev, loc.msector, bio_sectors(bi), &first_bad,
+			&bad_sectors))
+		goto fallback;
+	spin_lock_irq(&conf->lock);
+	if (conf->quiesce) {
+		spin_unlock_irq(&conf->lock);
+		goto fallback;
+	}
+	atomic_inc(&conf->aligned_reads);
+	spin_unlock_irq(&conf->lock);
+
+	md_account_bio(mddev, &bi);
+	clone = bio_alloc_clone(rdev->bdev, bi, GFP_NOIO, &r5x_aread_set);
+	ar = container_of(clone, struct r5x_aread, clone);
+	ar->conf = conf;
+	ar->rdev = rdev;
+	ar->orig = bi;
+	clone->bi_iter.bi_sector = loc.msector + rdev->data_offset;
+	clone->bi_end_io = aligned_read_endio;
+	r5x_count(conf, aligned_reads, 1);
+	submit_bio_noacct(clone);
+	return true;
+fallback:
+	rdev_dec_pending(rdev, mddev);
+	return false;
+}
+
+static bool raid5x_make_request(struct mddev *mddev, struct bio *bi)
+{
+	struct r5x_conf *conf = mddev->private;
+	bool write = op_is_write(bio_op(bi));
+
+	if (unlikely(bi->bi_opf & REQ_PREFLUSH) && md_flush_request(mddev, bi))
+		return true;
+	if (bio_op(bi) != REQ_OP_READ && bio_op(bi) != REQ_OP_WRITE) {
+		/* discard and write-zeroes are not advertised */
+		bi->bi_status = BLK_STS_NOTSUPP;
+		bio_endio(bi);
+		return true;
+	}
+	if (!write && read_aligned(conf, &bi))
+		return true;
+	if (write && !md_write_start(mddev, bi))
+		return false;
+	md_account_bio(mddev, &bi);
+	submit_to_stripes(conf, bi, write, 0);
+	if (write)
+		md_write_end(mddev);
+	bio_endio(bi);
+	return true;
+}
+
+/* raid5xd: superblock updates for md, then stripes until none is ready. */
+static void raid5x_thread(struct md_thread *thread)
+{
+	struct mddev *mddev = thread->mddev;
+	struct r5x_conf *conf = mddev->private;
+	struct r5x_stripe *sh;
+	struct blk_plug plug;
+
+	md_check_recovery(mddev);
+	if (conf->nr_stripes > conf->max_nr_stripes)
+		r5x_cache_shrink(conf);
+	blk_start_plug(&plug);
+	spin_lock_irq(&conf->lock);
+	conf->sb_blocked = false;
+	while (!conf->sb_blocked && (sh = r5x_next_stripe(conf))) {
+		spin_unlock_irq(&conf->lock);
+		r5x_handle_stripe(sh);
+		r5x_release_stripe(sh);
+		cond_resched();
+		spin_lock_irq(&conf->lock);
+	}
+	spin_unlock_irq(&conf->lock);
+	blk_finish_plug(&plug);
+}
+
+static sector_t raid5x_size(struct mddev *mddev, sector_t sectors, int raid_disks)
+{
+	struct r5x_conf *conf = mddev->private;
+
+	if (!sectors)
+		sectors = mddev->dev_sectors;
+	if (!raid_disks)
+		raid_disks = conf->geom.raid_disks;
+	sectors = round_down(sectors, conf->geom.chunk_sectors);
+	return sectors * (raid_disks - 1);
+}
+
+static void free_conf(struct r5x_conf *conf)
+{
+	if (!conf)
+		return;
+	r5x_delay_stop(conf);
+	flush_work(&conf->retry_work);
+	if (conf->slab)
+		r5x_cache_destroy(conf);
+	kfree(conf->scratch);
+	kfree(conf);
+}
+
+/* Refuse what raid5x cannot run; @why names the reason for the log. */
+static int check_array(struct mddev *mddev, const char **why)
+{
+	if (mddev->reshape_position != MaxSector || mddev->delta_disks ||
+	    mddev->new_chunk_sectors != mddev->chunk_sectors ||
+	    mddev->new_layout != mddev->layout) {
+		*why = "a reshape is in progress";
+		return -EINVAL;
+	}
+	if (test_bit(MD_HAS_JOURNAL, &mddev->flags)) {
+		*why = "arrays with a write journal are not supported";
+		return -EINVAL;
+	}
+	if (test_bit(MD_HAS_PPL, &mddev->flags)) {
+		*why = "arrays with a partial parity log are not supported";
+		return -EINVAL;
+	}
+	if (mddev->bitmap || mddev->bitmap_info.offset || mddev->bitmap_info.file) {
+		*why = "arrays with a write-intent bitmap are not supported yet";
+		return -EINVAL;
+	}
+	if (mddev_is_clustered(mddev)) {
+		*why = "clustered arrays are not supported";
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static struct r5x_conf *setup_conf(struct mddev *mddev)
+{
+	struct r5x_conf *conf;
+	struct md_rdev *rdev;
+	const char *why = NULL;
+	struct r5x_geom geom;
+	int err, degraded;
+
+	err = check_array(mddev, &why);
+	if (!err)
+		err = r5x_geom_init(&geom, mddev->raid_disks,
+				    mddev->new_chunk_sectors, mddev->new_layout,
+				    &why);
+	if (err) {
+		pr_warn("md/raid5x:%s: cannot run array: %s\n", mdname(mddev), why);
+		return ERR_PTR(err);
+	}
+	conf = kzalloc(sizeof(*conf), GFP_KERNEL);
+	if (!conf)
+		return ERR_PTR(-ENOMEM);
+	conf->mddev = mddev;
+	conf->geom = geom;
+	spin_lock_init(&conf->lock);
+	INIT_LIST_HEAD(&conf->inactive);
+	INIT_LIST_HEAD(&conf->handle);
+	INIT_LIST_HEAD(&conf->delayed);
+	INIT_LIST_HEAD(&conf->hold);
+	init_waitqueue_head(&conf->wait_for_stripe);
+	init_waitqueue_head(&conf->wait_for_quiesce);
+	bio_list_init(&conf->retry_reads);
+	INIT_WORK(&conf->retry_work, retry_reads_work);
+	r5x_delay_init(conf);
+	conf->tun.preread_bypass_threshold = R5X_DEF_BYPASS;
+	conf->tun.preread_batch = R5X_DEF_PREREAD_BATCH;
+	conf->tun.seq_delay_ms = R5X_DEF_SEQ_DELAY_MS;
+	conf->tun.wake_batch_pct = R5X_DEF_WAKE_BATCH_PCT;
+
+	rdev_for_each(rdev, mddev) {
+		if (test_bit(Journal, &rdev->flags)) {
+			why = "a journal device is present";
+			goto refuse;
+		}
+		if (rdev->raid_disk < 0 || rdev->raid_disk >= geom.raid_disks)
+			continue;
+		RCU_INIT_POINTER(conf->disks[rdev->raid_disk].rdev, rdev);
+	}
+	degraded = calc_degraded(conf);
+	if (degraded > 1) {
+		why = "more than one member is missing or faulty";
+		goto refuse;
+	}
+	if (degraded && mddev->recovery_cp != MaxSector && !mddev->ok_start_degraded) {
+		why = "array is degraded and not clean (parity may be wrong)";
+		goto refuse;
+	}
+	conf->scratch = kmalloc(R5X_STRIPE_SIZE, GFP_KERNEL);
+	err = conf->scratch ? r5x_cache_init(conf, R5X_DEFAULT_STRIPES) : -ENOMEM;
+	if (err) {
+		free_conf(conf);
+		return ERR_PTR(err);
+	}
+	return conf;
+refuse:
+	pr_warn("md/raid5x:%s: cannot run array: %s\n", mdname(mddev), why);
+	free_conf(conf);
+	return ERR_PTR(-EINVAL);
+}
+
+static void set_queue_limits(struct mddev *mddev, struct r5x_conf *conf)
+{
+	unsigned int chunk = conf->geom.chunk_sectors << 9;
+	struct md_rdev *rdev;
+
+	if (!mddev->queue)
+		return;
+	blk_queue_io_min(mddev->queue, chunk);
+	blk_queue_io_opt(mddev->queue, chunk * conf->geom.data_disks);
+	rdev_for_each(rdev, mddev)
+		disk_stack_limits(mddev->gendisk, rdev->bdev,
+				  rdev->data_offset << 9);
+	blk_queue_max_discard_sectors(mddev->queue, 0);
+	blk_queue_max_write_zeroes_sectors(mddev->queue, 0);
+}
+
+static bool group_has_attr(const struct attribute_group *grp, const char *name)
+{
+	struct attribute **a;
+
+	for (a = grp->attrs; a && *a; a++)
+		if (!strcmp((*a)->name, name))
+			return true;
+	return false;
+}
+
+static int raid5x_run(struct mddev *mddev)
+{
+	struct r5x_conf *conf = mddev->private;
+
+	if (mddev_init_writes_pending(mddev) < 0)
+		return -ENOMEM;
+	if (!conf) {
+		conf = setup_conf(mddev);
+		if (IS_ERR(conf))
+			return PTR_ERR(conf);
+	}
+	/* the superblock must keep saying raid5 */
+	mddev->level = 5;
+	mddev->new_level = 5;
+	mddev->degraded = calc_degraded(conf);
+	mddev->dev_sectors = round_down(mddev->dev_sectors, conf->geom.chunk_sectors);
+	mddev->resync_max_sectors = mddev->dev_sectors;
+
+	mddev->thread = md_register_thread(raid5x_thread, mddev, "raid5x");
+	if (!mddev->thread) {
+		free_conf(conf);
+		mddev->private = NULL;
+		return -ENOMEM;
+	}
+	mddev->private = conf;
+	md_set_array_sectors(mddev, raid5x_size(mddev, 0, 0));
+	set_queue_limits(mddev, conf);
+
+	/* raid456's attributes would read our conf as theirs: drop them now */
+	if (mddev->to_remove && mddev->to_remove != &r5x_attr_group &&
+	    group_has_attr(mddev->to_remove, "stripe_cache_size")) {
+		sysfs_remove_group(&mddev->kobj, mddev->to_remove);
+		mddev->to_remove = NULL;
+	}
+	if (mddev->to_remove == &r5x_attr_group)
+		mddev->to_remove = NULL;
+	else if (mddev->kobj.sd && sysfs_create_group(&mddev->kobj, &r5x_attr_group))
+		r5x_pr(conf, warn, "cannot create sysfs attributes\n");
+
+	r5x_pr(conf, info, "raid5x active with %d of %d members, %uk chunk, %s\n",
+	       conf->geom.raid_disks - mddev->degraded, conf->geom.raid_disks,
+	       conf->geom.chunk_sectors / 2, r5x_layout_name(conf->geom.layout));
+	return 0;
+}
+
+static void raid5x_free(struct mddev *mddev, void *priv)
+{
+	free_conf(priv);
+	mddev->to_remove = &r5x_attr_group;
+}
+
+static void raid5x_status(struct seq_file *seq, struct mddev *mddev)
+{
+	struct r5x_conf *conf = mddev->private;
+	int i;
+
+	seq_printf(seq, " level %d, %uk chunk, algorithm %d", mddev->level,
+		   conf->geom.chunk_sectors / 2, conf->geom.layout);
+	seq_printf(seq, " [%d/%d] [", conf->geom.raid_disks,
+		   conf->geom.raid_disks - mddev->degraded);
+	for (i = 0; i < conf->geom.raid_disks; i++)
+		seq_puts(seq, r5x_disk_failed(conf, i) ? "_" : "U");
+	seq_puts(seq, "]");
+}
+
+static void raid5x_error(struct mddev *mddev, struct md_rdev *rdev)
+{
+	struct r5x_conf *conf = mddev->private;
+	unsigned long flags;
+
+	spin_lock_irqsave(&conf->lock, flags);
+	set_bit(Faulty, &rdev->flags);
+	clear_bit(In_sync, &rdev->flags);
+	mddev->degraded = calc_degraded(conf);
+	if (mddev->degraded > 1)
+		set_bit(MD_BROKEN, &mddev->flags);
+	spin_unlock_irqrestore(&conf->lock, flags);
+	set_bit(MD_RECOVERY_INTR, &mddev->recovery);
+	set_mask_bits(&mddev->sb_flags, 0,
+		      BIT(MD_SB_CHANGE_DEVS) | BIT(MD_SB_CHANGE_PENDING));
+	pr_crit("md/raid5x:%s: disk failure on %pg, disabling device; %d of %d members operational\n",
+		mdname(mddev), rdev->bdev,
+		conf->geom.raid_disks - mddev->degraded, conf->geom.raid_disks);
+	r5x_wake_thread(conf);
+}
+
+static void raid5x_quiesce(struct mddev *mddev, int quiesce)
+{
+	struct r5x_conf *conf = mddev->private;
+
+	spin_lock_irq(&conf->lock);
+	if (quiesce) {
+		conf->quiesce = 1;
+		r5x_wake_thread(conf);	/* it activates every delayed stripe */
+		wait_event_lock_irq(conf->wait_for_quiesce,
+				    !conf->active_stripes &&
+				    !atomic_read(&conf->aligned_reads),
+				    conf->lock);
+		conf->quiesce = 2;
+	} else {
+		conf->quiesce = 0;
+		wake_up(&conf->wait_for_quiesce);
+		wake_up(&conf->wait_for_stripe);
+	}
+	spin_unlock_irq(&conf->lock);
+}
+
+static sector_t raid5x_sync_request(struct mddev *mddev, sector_t sector_nr,
+				    int *skipped)
+{
+	struct r5x_conf *conf = mddev->private;
+	sector_t max_sector = mddev->dev_sectors;
+	struct r5x_stripe *sh;
+	int i, mode, target = -1;
+
+	if (sector_nr >= max_sector)
+		return 0;
+	if (test_bit(MD_RECOVERY_SYNC, &mddev->recovery)) {
+		if (mddev->degraded) {
+			/* nothing to compare a degraded stripe with */
+			*skipped = 1;
+			return max_sector - sector_nr;
+		}
+		if (test_bit(MD_RECOVERY_CHECK, &mddev->recovery))
+			mode = R5X_SYNC_CHECK;
+		else if (test_bit(MD_RECOVERY_REQUESTED, &mddev->recovery))
+			mode = R5X_SYNC_REPAIR;
+		else
+			mode = R5X_SYNC_RESYNC;
+	} else {
+		mode = R5X_SYNC_RECOVER;
+		rcu_read_lock();
+		for (i = 0; i < conf->geom.raid_disks; i++) {
+			struct md_rdev *rdev = rcu_dereference(conf->disks[i].rdev);
+
+			if (rdev && !test_bit(Faulty, &rdev->flags) &&
+			    !test_bit(In_sync, &rdev->flags) &&
+			    rdev->recovery_offset <= sector_nr)
+				target = i;
+		}
+		rcu_read_unlock();
+		if (target < 0) {
+			*skipped = 1;
+			return max_sector - sector_nr;
+		}
+	}
+	sh = r5x_get_stripe(conf, round_down(sector_nr, R5X_STRIPE_SECTORS), 0);
+	if (!sh)
+		return 0;
+	sh->sync_mode = mode;
+	sh->sync_target = target;
+	set_bit(R5X_STRIPE_SYNC, &sh->state);
+	set_bit(R5X_STRIPE_HANDLE, &sh->state);
+	r5x_release_stripe(sh);
+	return R5X_STRIPE_SECTORS;
+}
+
+static int raid5x_hot_add(struct mddev *mddev, struct md_rdev *rdev)
+{
+	struct r5x_conf *conf = mddev->private;
+	int i;
+
+	for (i = 0; i < conf->geom.raid_disks; i++) {
+		if (rcu_access_pointer(conf->disks[i].rdev))
+			continue;
+		rdev->raid_disk = i;
+		rdev->recovery_offset = 0;
+		rcu_assign_pointer(conf->disks[i].rdev, rdev);
+		return 0;
+	}
+	return -EEXIST;
+}
+
+static int raid5x_hot_remove(struct mddev *mddev, struct md_rdev *rdev)
+{
+	struct r5x_conf *conf = mddev->private;
+	int i = rdev->raid_disk;
+
+	if (i < 0 || i >= conf->geom.raid_disks ||
+	    rcu_access_pointer(conf->disks[i].rdev) != rdev)
+		return 0;
+	if (test_bit(In_sync, &rdev->flags) && !test_bit(Faulty, &rdev->flags))
+		return -EBUSY;
+	if (atomic_read(&rdev->nr_pending))
+		return -EBUSY;
+	RCU_INIT_POINTER(conf->disks[i].rdev, NULL);
+	synchronize_rcu();
+	if (atomic_read(&rdev->nr_pending)) {
+		rcu_assign_pointer(conf->disks[i].rdev, rdev);
+		return -EBUSY;
+	}
+	return 0;
+}
+
+static int raid5x_spare_active(struct mddev *mddev)
+{
+	struct r5x_conf *conf = mddev->private;
+	unsigned long flags;
+	int i, count = 0;
+
+	for (i = 0; i < conf->geom.raid_disks; i++) {
+		struct md_rdev *rdev = rcu_access_pointer(conf->disks[i].rdev);
+
+		if (rdev && rdev->recovery_offset == MaxSector &&
+		    !test_bit(Faulty, &rdev->flags) &&
+		    !test_and_set_bit(In_sync, &rdev->flags)) {
+			count++;
+			sysfs_notify_dirent_safe(rdev->sysfs_state);
+		}
+	}
+	spin_lock_irqsave(&conf->lock, flags);
+	mddev->degraded = calc_degraded(conf);
+	spin_unlock_irqrestore(&conf->lock, flags);
+	return count;
+}
+
+/* Online switch from raid456: accept a plain level-5 array as it is. */
+static void *raid5x_takeover(struct mddev *mddev)
+{
+	if (mddev->level != 5) {
+		pr_warn("md/raid5x:%s: cannot take over level %d: only level-5 arrays\n",
+			mdname(mddev), mddev->level);
+		return ERR_PTR(-EINVAL);
+	}
+	mddev->new_level = 5;
+	mddev->new_layout = mddev->layout;
+	mddev->new_chunk_sectors = mddev->chunk_sectors;
+	return setup_conf(mddev);
+}
+
+struct md_personality raid5x_personality = {
+	.name		= "raid5x",
+	.level		= R5X_PERS_LEVEL,
+	.owner		= THIS_MODULE,
+	.make_request	= raid5x_make_request,
+	.run		= raid5x_run,
+	.free		= raid5x_free,
+	.status		= raid5x_status,
+	.error_handler	= raid5x_error,
+	.hot_add_disk	= raid5x_hot_add,
+	.hot_remove_disk = raid5x_hot_remove,
+	.spare_active	= raid5x_spare_active,
+	.sync_request	= raid5x_sync_request,
+	.size		= raid5x_size,
+	.quiesce	= raid5x_quiesce,
+	.takeover	= raid5x_takeover,
+};
+
+static int __init raid5x_init(void)
+{
+	int err;
+
+	err = bioset_init(&r5x_aread_set, BIO_POOL_SIZE,
+			  offsetof(struct r5x_aread, clone), 0);
+	if (err)
+		return err;
+	err = r5x_bref_pool_init();
+	if (err)
+		goto out_bioset;
+	err = register_md_personality(&raid5x_personality);
+	if (err)
+		goto out_pool;
+	return 0;
+out_pool:
+	r5x_bref_pool_exit();
+out_bioset:
+	bioset_exit(&r5x_aread_set);
+	return err;
+}
+
+static void __exit raid5x_exit(void)
+{
+	unregister_md_personality(&raid5x_personality);
+	r5x_bref_pool_exit();
+	bioset_exit(&r5x_aread_set);
+}
+
+module_init(raid5x_init);
+module_exit(raid5x_exit);
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("raid5x: RAID5 md personality with batched, plug-aware stripe handling");
+MODULE_VERSION("0.1");
+MODULE_ALIAS("md-raid5x");
+MODULE_ALIAS("md-level--55");

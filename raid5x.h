@@ -1,0 +1,237 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * raid5x.h - shared types of the raid5x md personality.
+ *
+ * ARCHITECTURE
+ *
+ * raid5x is a RAID5 with md raid5's on-disk layout (geometry.c maps sectors
+ * exactly like raid5 for all six level-5 layouts), so an array moves between
+ * raid5x and the kernel's raid456 unchanged.  The array is cut into stripes
+ * of one page (R5X_STRIPE_SECTORS) per member, like raid5.  Every write and
+ * every read that cannot go straight to a member goes through a cached
+ * struct r5x_stripe; a single md thread ("raid5xd") runs the stripe state
+ * machine (stripe_handle.c); the submitter only attaches bios to stripes.
+ *
+ *   make_request (raid5x.c)   split into pages, attach bios to stripes
+ *     -> plug.c               hold touched stripes until the submitter unplugs
+ *     -> stripe_cache.c       release: stripe lands on one list by its state
+ *     -> raid5xd              takes stripes from the lists, handle_stripe()
+ *     -> delay_list.c         stripes needing pre-reads wait; batched release
+ *
+ * STRIPE STATE MACHINE (one stripe, handled only by raid5xd)
+ *
+ *   IDLE     no bios, no I/O, refcount 0, on the inactive LRU, maybe cached
+ *   QUEUED   bios attached (toread/towrite), refcount 0, on handle, delayed
+ *            or hold list; or referenced by a submitter or a plug
+ *   READING  member reads in flight (R5X_DEV_LOCKED on those devs); each
+ *            in-flight member I/O holds one stripe reference
+ *   WRITING  towrite drained into written, parity computed, member writes in
+ *            flight; new bios may still queue on towrite meanwhile
+ *   -> back to QUEUED (more bios) or IDLE when the last I/O completes.
+ *
+ * Transitions: QUEUED->READING/WRITING and completions of bios happen in
+ * raid5xd (process context).  Member I/O completion (irq context) only
+ * updates per-dev flags and releases the I/O's reference with
+ * R5X_STRIPE_HANDLE set, which queues the stripe for raid5xd again.
+ * A write needing pre-reads goes QUEUED -> delayed list until delay_list.c
+ * grants R5X_STRIPE_PREREAD_ACTIVE; full-stripe writes never wait.
+ *
+ * LIST OWNERSHIP (the lru node)
+ *
+ *   A stripe with refcount 0 sits on exactly one of: inactive (idle),
+ *   handle (work to do), delayed (wants pre-reads, not yet allowed),
+ *   hold (allowed to pre-read, waiting for raid5xd).  A stripe with a
+ *   non-zero refcount is on none of them: whoever took the reference
+ *   (submitter, plug, in-flight I/O, raid5xd) owns it; the plug keeps it on
+ *   the plug's own list through the same node while holding a reference.
+ *   Only stripe_cache.c moves stripes between lists, under conf->lock.
+ *
+ * LOCKING
+ *
+ *   conf->lock (spinlock, irq-safe: I/O completion releases stripes)
+ *     protects: the hash, all stripe lists, refcount 0<->1 transitions,
+ *     stripe counters (active, preread_active, nr_delayed), quiesce state,
+ *     bypass_count.  Never held while sleeping or submitting I/O.
+ *   sh->lock (spinlock, irq-safe, nests inside conf->lock when both held)
+ *     protects: the bio lists and per-dev coverage of one stripe.
+ *   mddev->reconfig_mutex (md's) is held by md around run/free/takeover and
+ *     sysfs stores that resize the cache; it is taken before conf->lock.
+ *   RCU protects conf->disks[].rdev, as in md.
+ */
+#ifndef RAID5X_H
+#define RAID5X_H
+
+#include <linux/types.h>
+#include <linux/list.h>
+#include <linux/spinlock.h>
+#include <linux/wait.h>
+#include <linux/bio.h>
+#include <linux/timer.h>
+#include <linux/workqueue.h>
+#include "compat.h"
+#include "geometry.h"
+#include "counters.h"
+
+#define R5X_STRIPE_SIZE		PAGE_SIZE
+#define R5X_STRIPE_SECTORS	(R5X_STRIPE_SIZE >> 9)
+#define R5X_MAX_DISKS		32	/* members, parity included */
+
+/* stripe cache size: raid5's range and default */
+#define R5X_MIN_STRIPES		17
+#define R5X_MAX_STRIPES		32768
+#define R5X_DEFAULT_STRIPES	256
+
+/* Per-member buffer state of one stripe (dev->flags bits). */
+enum r5x_dev_flags {
+	R5X_DEV_UPTODATE,	/* page holds the member's current contents */
+	R5X_DEV_LOCKED,		/* member I/O in flight on this page */
+	R5X_DEV_WANTREAD,	/* handler queued a read of this page */
+	R5X_DEV_WANTWRITE,	/* handler queued a write of this page */
+	R5X_DEV_FUA,		/* the write must be FUA (a bio asked for it) */
+	R5X_DEV_IOERR,		/* last member I/O on this page failed */
+	R5X_DEV_SYNCIO,		/* I/O issued for resync/recovery */
+};
+
+/*
+ * A list of array bios attached to one page.  A bio spanning many pages sits
+ * on many such lists at once, so the link is a separate node (bi_next would
+ * allow only one list).
+ */
+struct r5x_bref {
+	struct r5x_bref *next;
+	struct bio *bio;
+};
+
+struct r5x_blist {
+	struct r5x_bref *head;
+	struct r5x_bref *tail;
+};
+
+/* One member's page of a stripe. */
+struct r5x_dev {
+	struct page *page;	/* the cached block */
+	struct bio req;		/* member I/O, one segment */
+	struct bio_vec vec;	/* its segment */
+	struct md_rdev *rdev;	/* member of the I/O in flight */
+	struct r5x_blist toread; /* array reads waiting for this page */
+	struct r5x_blist towrite; /* array writes not yet drained */
+	struct r5x_blist written; /* drained writes, member write in flight */
+	sector_t lsector;	/* array sector of this page (data devs) */
+	u8 wmask;		/* sectors of the page covered by towrite */
+	unsigned long flags;	/* enum r5x_dev_flags */
+};
+
+/* Stripe state bits (sh->state). */
+enum r5x_stripe_state {
+	R5X_STRIPE_HANDLE,	/* has work: queue for raid5xd on release */
+	R5X_STRIPE_ACTIVE,	/* raid5xd is inside handle_stripe() */
+	R5X_STRIPE_DELAYED,	/* on (or bound for) the delayed list */
+	R5X_STRIPE_PREREAD_ACTIVE, /* granted pre-reads; counted in preread_active */
+	R5X_STRIPE_ON_PLUG,	/* referenced by a plug list */
+	R5X_STRIPE_SYNC,	/* resync/check/recovery requested */
+	R5X_STRIPE_SYNC_WRITING, /* sync request's member writes in flight */
+	R5X_STRIPE_SEQ,		/* last write bio was part of a sequential stream */
+};
+
+struct r5x_conf;
+
+/* One stripe: R5X_STRIPE_SIZE bytes on each member at member sector @sector. */
+struct r5x_stripe {
+	struct hlist_node hash;	/* conf->hash, while it caches @sector */
+	struct list_head lru;	/* see LIST OWNERSHIP */
+	struct r5x_conf *conf;
+	sector_t sector;	/* member sector (without data_offset) */
+	int pd_idx;		/* parity member */
+	atomic_t count;		/* references */
+	unsigned long state;	/* enum r5x_stripe_state */
+	spinlock_t lock;	/* bio lists, wmask */
+	atomic_t io_pending;	/* member I/Os in flight */
+	unsigned long delay_deadline; /* jiffies: delayed stripe activates by then */
+	unsigned int sync_mode;	/* enum r5x_sync_mode while R5X_STRIPE_SYNC */
+	int sync_target;	/* member rebuilt by recovery, or -1 */
+	struct r5x_dev dev[];	/* conf->raid_disks entries */
+};
+
+enum r5x_sync_mode {
+	R5X_SYNC_RESYNC,	/* recompute parity, write it */
+	R5X_SYNC_CHECK,		/* compare parity, count mismatches */
+	R5X_SYNC_REPAIR,	/* compare, count, rewrite bad parity */
+	R5X_SYNC_RECOVER,	/* rebuild sync_target from the others */
+};
+
+struct r5x_disk {
+	struct md_rdev __rcu *rdev;
+};
+
+/* Tunables, all validated by sysfs.c; see README for ranges. */
+struct r5x_tunables {
+	int preread_bypass_threshold;	/* raid5's meaning */
+	int preread_batch;		/* max stripes pre-reading at once */
+	int seq_delay_ms;		/* max age of a delayed sequential stripe */
+	int wake_batch_pct;		/* % of cache freed before waking waiters */
+};
+
+struct r5x_conf {
+	struct mddev *mddev;
+	struct r5x_geom geom;
+	struct r5x_disk disks[R5X_MAX_DISKS];
+
+	spinlock_t lock;		/* see LOCKING */
+	struct hlist_head *hash;	/* stripes by sector */
+	unsigned int hash_mask;
+	struct list_head inactive;	/* idle stripes, LRU at the head */
+	struct list_head handle;	/* stripes with work */
+	struct list_head delayed;	/* writes waiting to be allowed pre-reads */
+	struct list_head hold;		/* allowed to pre-read, queued */
+	int nr_stripes;			/* allocated */
+	int max_nr_stripes;		/* stripe_cache_size */
+	int active_stripes;		/* stripes not on inactive */
+	int nr_delayed;			/* on delayed list */
+	int preread_active;		/* stripes with PREREAD_ACTIVE */
+	int bypass_count;		/* hold stripes passed by handle stripes */
+	int quiesce;			/* 0, 1 = quiescing (no new stripes), 2 = quiet */
+	int waiters;			/* sleeping in get_stripe() */
+	int freed_since_wake;		/* stripes idled since last wake-up */
+	struct kmem_cache *slab;
+	char slab_name[32];
+	wait_queue_head_t wait_for_stripe;	/* cache full */
+	wait_queue_head_t wait_for_quiesce;	/* quiesce state changes */
+	atomic_t aligned_reads;		/* direct member reads in flight */
+	atomic_t writes_in_flight;	/* array write bios not completed */
+	struct bio_list retry_reads;	/* failed direct reads, under lock */
+	struct work_struct retry_work;	/* sends them through the cache */
+	bool sb_blocked;		/* degraded write waits for md's superblock */
+	struct timer_list delay_timer;	/* wakes raid5xd for aged stripes */
+
+	/* sequential write stream detection (delay_list.c) */
+	sector_t stream_end[8];
+	unsigned int stream_next;
+
+	struct r5x_tunables tun;
+	struct r5x_counters stats;
+	void *scratch;			/* raid5xd's page for parity checks */
+};
+
+/* raid5x.c */
+extern struct md_personality raid5x_personality;
+void r5x_bio_done(struct r5x_conf *conf, struct bio *bi, bool write);
+struct md_rdev *r5x_get_rdev(struct r5x_conf *conf, int disk, bool for_write);
+bool r5x_disk_failed(struct r5x_conf *conf, int disk);
+bool r5x_disk_faulty(struct r5x_conf *conf, int disk);
+
+/* stripe_handle.c */
+void r5x_handle_stripe(struct r5x_stripe *sh);
+void r5x_stripe_init_devs(struct r5x_stripe *sh);
+bool r5x_stripe_write_pending(struct r5x_stripe *sh);
+int r5x_attach_bio(struct r5x_stripe *sh, int disk, struct bio *bio,
+		   sector_t lsector, bool write);
+int r5x_bref_pool_init(void);
+void r5x_bref_pool_exit(void);
+
+/* sysfs.c */
+extern struct attribute_group r5x_attr_group;
+
+#define r5x_pr(conf, lvl, fmt, ...) \
+	pr_##lvl("md/raid5x:%s: " fmt, mdname((conf)->mddev), ##__VA_ARGS__)
+
+#endif /* RAID5X_H */

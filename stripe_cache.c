@@ -1,0 +1,343 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * stripe_cache.c - stripe pool, hash, references and list placement.
+ *
+ * A stripe's reference count going 0->1 takes it off whatever list it was
+ * on; going 1->0 puts it on exactly one list chosen from its state bits
+ * (__r5x_release_stripe).  Both happen under conf->lock.  Idle stripes stay
+ * hashed on the inactive LRU so later reads can hit their pages; a stripe is
+ * reused from the LRU head (oldest) when a new sector needs one.
+ *
+ * Wake-ups of submitters sleeping for a free stripe are batched (seed 002):
+ * they are woken once wake_batch_pct percent of the cache is idle again, not
+ * after every freed stripe, so a burst of new requests gets a run of free
+ * stripes instead of trickling in one at a time.
+ */
+#include <linux/slab.h>
+#include <linux/mm.h>
+#include <linux/hash.h>
+#include "raid5x.h"
+#include "stripe_cache.h"
+#include "delay_list.h"
+
+static struct hlist_head *stripe_hash(struct r5x_conf *conf, sector_t sector)
+{
+	return &conf->hash[hash_64(sector >> ilog2(R5X_STRIPE_SECTORS),
+				   ilog2(conf->hash_mask + 1))];
+}
+
+void r5x_wake_thread(struct r5x_conf *conf)
+{
+	md_wakeup_thread(conf->mddev->thread);
+}
+
+static void free_stripe(struct r5x_conf *conf, struct r5x_stripe *sh)
+{
+	int i;
+
+	for (i = 0; i < conf->geom.raid_disks; i++)
+		if (sh->dev[i].page)
+			put_page(sh->dev[i].page);
+	kmem_cache_free(conf->slab, sh);
+}
+
+static struct r5x_stripe *alloc_stripe(struct r5x_conf *conf, gfp_t gfp)
+{
+	struct r5x_stripe *sh;
+	int i;
+
+	sh = kmem_cache_zalloc(conf->slab, gfp);
+	if (!sh)
+		return NULL;
+	sh->conf = conf;
+	spin_lock_init(&sh->lock);
+	INIT_LIST_HEAD(&sh->lru);
+	INIT_HLIST_NODE(&sh->hash);
+	for (i = 0; i < conf->geom.raid_disks; i++) {
+		sh->dev[i].page = alloc_page(gfp);
+		if (!sh->dev[i].page) {
+			free_stripe(conf, sh);
+			return NULL;
+		}
+	}
+	return sh;
+}
+
+/* Number of idle stripes at which sleeping submitters are woken. */
+static int wake_batch(struct r5x_conf *conf)
+{
+	return max(1, conf->max_nr_stripes * conf->tun.wake_batch_pct / 100);
+}
+
+static int idle_stripes(struct r5x_conf *conf)
+{
+	return conf->nr_stripes - conf->active_stripes;
+}
+
+static int grow_stripes(struct r5x_conf *conf, int nr)
+{
+	while (nr-- > 0) {
+		struct r5x_stripe *sh = alloc_stripe(conf, GFP_KERNEL);
+
+		if (!sh)
+			return -ENOMEM;
+		spin_lock_irq(&conf->lock);
+		list_add_tail(&sh->lru, &conf->inactive);
+		conf->nr_stripes++;
+		spin_unlock_irq(&conf->lock);
+	}
+	return 0;
+}
+
+int r5x_cache_init(struct r5x_conf *conf, int nr)
+{
+	unsigned int buckets = roundup_pow_of_two(R5X_MAX_STRIPES);
+
+	snprintf(conf->slab_name, sizeof(conf->slab_name), "raid5x-%s",
+		 mdname(conf->mddev));
+	conf->slab = kmem_cache_create(conf->slab_name,
+				       struct_size((struct r5x_stripe *)NULL, dev,
+						   conf->geom.raid_disks),
+				       0, 0, NULL);
+	if (!conf->slab)
+		return -ENOMEM;
+	conf->hash = kvcalloc(buckets, sizeof(*conf->hash), GFP_KERNEL);
+	if (!conf->hash)
+		return -ENOMEM;
+	conf->hash_mask = buckets - 1;
+	conf->max_nr_stripes = nr;
+	return grow_stripes(conf, nr);
+}
+
+/* Free every stripe; the array is quiet (no references, no lists but inactive). */
+void r5x_cache_destroy(struct r5x_conf *conf)
+{
+	struct r5x_stripe *sh, *tmp;
+
+	WARN_ON_ONCE(conf->active_stripes);
+	list_for_each_entry_safe(sh, tmp, &conf->inactive, lru) {
+		list_del(&sh->lru);
+		hlist_del_init(&sh->hash);
+		free_stripe(conf, sh);
+	}
+	kvfree(conf->hash);
+	conf->hash = NULL;
+	kmem_cache_destroy(conf->slab);
+	conf->slab = NULL;
+}
+
+/* Free idle stripes while the pool is larger than stripe_cache_size. */
+void r5x_cache_shrink(struct r5x_conf *conf)
+{
+	struct r5x_stripe *sh;
+
+	for (;;) {
+		spin_lock_irq(&conf->lock);
+		if (conf->nr_stripes <= conf->max_nr_stripes ||
+		    list_empty(&conf->inactive)) {
+			spin_unlock_irq(&conf->lock);
+			return;
+		}
+		sh = list_first_entry(&conf->inactive, struct r5x_stripe, lru);
+		list_del_init(&sh->lru);
+		hlist_del_init(&sh->hash);
+		conf->nr_stripes--;
+		spin_unlock_irq(&conf->lock);
+		free_stripe(conf, sh);
+	}
+}
+
+/*
+ * Set stripe_cache_size.  Growing allocates now; shrinking frees idle
+ * stripes now and the rest as they go idle (raid5xd calls shrink).
+ */
+int r5x_cache_resize(struct r5x_conf *conf, int nr)
+{
+	int grow, err = 0;
+
+	if (nr < R5X_MIN_STRIPES || nr > R5X_MAX_STRIPES)
+		return -EINVAL;
+	spin_lock_irq(&conf->lock);
+	grow = nr - conf->nr_stripes;
+	conf->max_nr_stripes = nr;
+	if (conf->tun.preread_bypass_threshold > nr)
+		conf->tun.preread_bypass_threshold = nr;
+	spin_unlock_irq(&conf->lock);
+	if (grow > 0)
+		err = grow_stripes(conf, grow);
+	else
+		r5x_cache_shrink(conf);
+	wake_up(&conf->wait_for_stripe);
+	return err;
+}
+
+/* Give @sh the identity of member sector @sector; caller holds conf->lock. */
+static void init_stripe(struct r5x_conf *conf, struct r5x_stripe *sh, sector_t sector)
+{
+	lockdep_assert_held(&conf->lock);
+	WARN_ON_ONCE(atomic_read(&sh->io_pending));
+	WARN_ON_ONCE(r5x_stripe_write_pending(sh));
+	hlist_del_init(&sh->hash);
+	sh->sector = sector;
+	sh->pd_idx = r5x_parity_disk(&conf->geom, sector);
+	sh->state = 0;
+	sh->delay_deadline = 0;
+	sh->sync_target = -1;
+	r5x_stripe_init_devs(sh);
+	hlist_add_head(&sh->hash, stripe_hash(conf, sector));
+}
+
+static struct r5x_stripe *find_stripe(struct r5x_conf *conf, sector_t sector)
+{
+	struct r5x_stripe *sh;
+
+	lockdep_assert_held(&conf->lock);
+	hlist_for_each_entry(sh, stripe_hash(conf, sector), hash)
+		if (sh->sector == sector)
+			return sh;
+	return NULL;
+}
+
+/* Take a reference on a stripe that may have none: off its list. */
+static void grab_stripe(struct r5x_conf *conf, struct r5x_stripe *sh)
+{
+	lockdep_assert_held(&conf->lock);
+	if (atomic_inc_return(&sh->count) != 1)
+		return;
+	if (list_empty(&sh->lru))
+		return;	/* new stripe being set up */
+	list_del_init(&sh->lru);
+	if (test_and_clear_bit(R5X_STRIPE_DELAYED, &sh->state))
+		conf->nr_delayed--;
+	else if (!test_bit(R5X_STRIPE_HANDLE, &sh->state) &&
+		 !test_bit(R5X_STRIPE_PREREAD_ACTIVE, &sh->state))
+		conf->active_stripes++;	/* was idle on inactive */
+}
+
+/*
+ * Return @sector's stripe with a reference, from the cache or recycled from
+ * the inactive LRU.  Sleeps while the cache is full (unless NOBLOCK) and
+ * while the array is quiescing (unless NOQUIESCE).
+ */
+struct r5x_stripe *r5x_get_stripe(struct r5x_conf *conf, sector_t sector,
+				  int flags)
+{
+	struct r5x_stripe *sh;
+
+	spin_lock_irq(&conf->lock);
+	for (;;) {
+		if (conf->quiesce && !(flags & R5X_GS_NOQUIESCE)) {
+			if (flags & R5X_GS_NOBLOCK)
+				break;
+			wait_event_lock_irq(conf->wait_for_quiesce,
+					    !conf->quiesce, conf->lock);
+			continue;
+		}
+		sh = find_stripe(conf, sector);
+		if (sh) {
+			grab_stripe(conf, sh);
+			spin_unlock_irq(&conf->lock);
+			return sh;
+		}
+		if (!list_empty(&conf->inactive)) {
+			sh = list_first_entry(&conf->inactive,
+					      struct r5x_stripe, lru);
+			list_del_init(&sh->lru);
+			conf->active_stripes++;
+			atomic_set(&sh->count, 1);
+			init_stripe(conf, sh, sector);
+			spin_unlock_irq(&conf->lock);
+			return sh;
+		}
+		if (flags & R5X_GS_NOBLOCK)
+			break;
+		/* cache full: let raid5xd release pressure, sleep for a batch */
+		r5x_count(conf, cache_waits, 1);
+		conf->waiters++;
+		r5x_wake_thread(conf);
+		wait_event_lock_irq(conf->wait_for_stripe,
+				    idle_stripes(conf) >= wake_batch(conf) ||
+				    conf->quiesce || !conf->active_stripes,
+				    conf->lock);
+		conf->waiters--;
+	}
+	spin_unlock_irq(&conf->lock);
+	return NULL;
+}
+
+/* The 1->0 step: place @sh on the list its state asks for. */
+void __r5x_release_stripe(struct r5x_conf *conf, struct r5x_stripe *sh)
+{
+	lockdep_assert_held(&conf->lock);
+	WARN_ON_ONCE(!list_empty(&sh->lru));
+	if (test_bit(R5X_STRIPE_HANDLE, &sh->state)) {
+		if (test_bit(R5X_STRIPE_DELAYED, &sh->state) &&
+		    !test_bit(R5X_STRIPE_PREREAD_ACTIVE, &sh->state)) {
+			list_add_tail(&sh->lru, &conf->delayed);
+			conf->nr_delayed++;
+			r5x_delay_arm(conf, sh);
+		} else {
+			clear_bit(R5X_STRIPE_DELAYED, &sh->state);
+			list_add_tail(&sh->lru, &conf->handle);
+		}
+		r5x_wake_thread(conf);
+		return;
+	}
+	WARN_ON_ONCE(test_bit(R5X_STRIPE_PREREAD_ACTIVE, &sh->state));
+	list_add_tail(&sh->lru, &conf->inactive);
+	conf->active_stripes--;
+	if (conf->nr_stripes > conf->max_nr_stripes)
+		r5x_wake_thread(conf);	/* it shrinks the pool */
+	if (conf->waiters && idle_stripes(conf) >= wake_batch(conf)) {
+		r5x_count(conf, wakeups, 1);
+		wake_up(&conf->wait_for_stripe);
+	}
+	if (conf->quiesce && !conf->active_stripes)
+		wake_up(&conf->wait_for_quiesce);
+}
+
+void r5x_release_stripe(struct r5x_stripe *sh)
+{
+	struct r5x_conf *conf = sh->conf;
+	unsigned long flags;
+
+	if (atomic_dec_and_lock_irqsave(&sh->count, &conf->lock, flags)) {
+		__r5x_release_stripe(conf, sh);
+		spin_unlock_irqrestore(&conf->lock, flags);
+	}
+}
+
+/*
+ * Next stripe for raid5xd, with a reference; NULL if none.  Stripes on the
+ * handle list go first, but a stripe granted pre-reads (hold list) is passed
+ * over at most preread_bypass_threshold times in a row.
+ */
+struct r5x_stripe *r5x_next_stripe(struct r5x_conf *conf)
+{
+	struct r5x_stripe *sh = NULL;
+
+	lockdep_assert_held(&conf->lock);
+	r5x_activate_delayed(conf);
+	if (!list_empty(&conf->handle)) {
+		sh = list_first_entry(&conf->handle, struct r5x_stripe, lru);
+		if (!list_empty(&conf->hold)) {
+			if (conf->bypass_count >= conf->tun.preread_bypass_threshold) {
+				sh = list_first_entry(&conf->hold,
+						      struct r5x_stripe, lru);
+				conf->bypass_count = 0;
+			} else {
+				conf->bypass_count++;
+				r5x_count(conf, bypassed, 1);
+			}
+		}
+	} else if (!list_empty(&conf->hold)) {
+		sh = list_first_entry(&conf->hold, struct r5x_stripe, lru);
+		conf->bypass_count = 0;
+	}
+	if (!sh)
+		return NULL;
+	list_del_init(&sh->lru);
+	atomic_inc(&sh->count);
+	clear_bit(R5X_STRIPE_HANDLE, &sh->state);
+	return sh;
+}

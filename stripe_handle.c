@@ -1,0 +1,679 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * stripe_handle.c - the stripe state machine (see raid5x.h), run by raid5xd.
+ *
+ * handle_stripe() looks at one stripe with no member I/O in flight and
+ * decides, in this order:
+ *   1. complete array writes whose member writes finished;
+ *   2. fail every bio if more than one member is unusable;
+ *   3. plan (under sh->lock, against concurrent bio attaches):
+ *      - reads: serve from uptodate pages, read the member, or reconstruct
+ *        a failed member's block from all the others;
+ *      - writes: choose read-modify-write or reconstruct-write by the number
+ *        of member reads each needs (tie: reconstruct-write); with reads
+ *        needed and no pre-read permission, park on the delayed list;
+ *        otherwise drain the bios (towrite -> written) for writing;
+ *      - resync/check/recovery requests;
+ *   4. outside the lock: reconstruct, copy, compute parity, submit I/O.
+ * Pages are only touched here and by member I/O, never by submitters, so
+ * no lock is needed for their contents.
+ */
+#include <linux/bio.h>
+#include <linux/highmem.h>
+#include <linux/mempool.h>
+#include <linux/slab.h>
+#include "raid5x.h"
+#include "parity.h"
+#include "stripe_cache.h"
+#include "delay_list.h"
+
+#define FULL_MASK	((u8)((1u << R5X_STRIPE_SECTORS) - 1))
+
+static struct kmem_cache *bref_cache;
+static mempool_t *bref_pool;
+
+int r5x_bref_pool_init(void)
+{
+	bref_cache = KMEM_CACHE(r5x_bref, 0);
+	if (!bref_cache)
+		return -ENOMEM;
+	bref_pool = mempool_create_slab_pool(1024, bref_cache);
+	if (!bref_pool) {
+		kmem_cache_destroy(bref_cache);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void r5x_bref_pool_exit(void)
+{
+	mempool_destroy(bref_pool);
+	kmem_cache_destroy(bref_cache);
+}
+
+static bool blist_empty(const struct r5x_blist *l)
+{
+	return !l->head;
+}
+
+static void blist_add(struct r5x_blist *l, struct r5x_bref *r)
+{
+	r->next = NULL;
+	if (l->tail)
+		l->tail->next = r;
+	else
+		l->head = r;
+	l->tail = r;
+}
+
+/* Move all of @from to the end of @to. */
+static void blist_splice(struct r5x_blist *to, struct r5x_blist *from)
+{
+	if (!from->head)
+		return;
+	if (to->tail)
+		to->tail->next = from->head;
+	else
+		to->head = from->head;
+	to->tail = from->tail;
+	from->head = NULL;
+	from->tail = NULL;
+}
+
+static u8 sector_mask(sector_t lsector, struct bio *bio)
+{
+	sector_t from = max(bio->bi_iter.bi_sector, lsector);
+	sector_t to = min(bio_end_sector(bio), lsector + R5X_STRIPE_SECTORS);
+
+	if (from >= to)
+		return 0;
+	return (u8)(((1u << (to - from)) - 1) << (from - lsector));
+}
+
+void r5x_stripe_init_devs(struct r5x_stripe *sh)
+{
+	struct r5x_conf *conf = sh->conf;
+	int i;
+
+	for (i = 0; i < conf->geom.raid_disks; i++) {
+		struct r5x_dev *dev = &sh->dev[i];
+
+		dev->flags = 0;
+		dev->wmask = 0;
+		dev->toread = (struct r5x_blist){};
+		dev->towrite = (struct r5x_blist){};
+		dev->written = (struct r5x_blist){};
+		dev->lsector = i == sh->pd_idx ? 0 :
+			r5x_array_sector(&conf->geom, sh->sector, i, sh->pd_idx);
+	}
+}
+
+bool r5x_stripe_write_pending(struct r5x_stripe *sh)
+{
+	int i;
+
+	for (i = 0; i < sh->conf->geom.raid_disks; i++)
+		if (!blist_empty(&sh->dev[i].towrite) ||
+		    !blist_empty(&sh->dev[i].written) ||
+		    !blist_empty(&sh->dev[i].toread))
+			return true;
+	return false;
+}
+
+/*
+ * Attach array bio @bio to member @disk's page of @sh, whose array sector is
+ * @lsector.  The caller holds a reference on @sh and has raised the bio's
+ * remaining count for this attachment.
+ */
+int r5x_attach_bio(struct r5x_stripe *sh, int disk, struct bio *bio,
+		   sector_t lsector, bool write)
+{
+	struct r5x_dev *dev = &sh->dev[disk];
+	struct r5x_bref *r = mempool_alloc(bref_pool, GFP_NOIO);
+
+	r->bio = bio;
+	spin_lock(&sh->lock);
+	if (write) {
+		blist_add(&dev->towrite, r);
+		dev->wmask |= sector_mask(lsector, bio);
+		if (bio->bi_opf & REQ_FUA)
+			set_bit(R5X_DEV_FUA, &dev->flags);
+	} else {
+		blist_add(&dev->toread, r);
+	}
+	set_bit(R5X_STRIPE_HANDLE, &sh->state);
+	spin_unlock(&sh->lock);
+	return 0;
+}
+
+/* Copy between @page (array sectors lsector..+STRIPE) and @bio's overlap. */
+static void copy_bio_page(struct bio *bio, struct page *page, sector_t lsector,
+			  bool to_page)
+{
+	sector_t bstart = bio->bi_iter.bi_sector;
+	sector_t from = max(bstart, lsector);
+	sector_t to = min(bio_end_sector(bio), lsector + R5X_STRIPE_SECTORS);
+	struct bvec_iter start = bio->bi_iter, it;
+	char *paddr = page_address(page) + ((from - lsector) << 9);
+	struct bio_vec bv;
+
+	if (from >= to)
+		return;
+	bio_advance_iter(bio, &start, (from - bstart) << 9);
+	start.bi_size = (to - from) << 9;
+	__bio_for_each_segment(bv, bio, it, start) {
+		char *b = bvec_kmap_local(&bv);
+
+		if (to_page) {
+			memcpy(paddr, b, bv.bv_len);
+		} else {
+			memcpy(b, paddr, bv.bv_len);
+			flush_dcache_page(bv.bv_page);
+		}
+		kunmap_local(b);
+		paddr += bv.bv_len;
+	}
+}
+
+/* Complete every bio of @l (status @err if non-zero) and free the nodes. */
+static void complete_blist(struct r5x_conf *conf, struct r5x_blist *l,
+			   bool write, blk_status_t err, struct page *page,
+			   sector_t lsector)
+{
+	struct r5x_bref *r = l->head, *next;
+
+	for (; r; r = next) {
+		next = r->next;
+		if (err)
+			r->bio->bi_status = err;
+		else if (page)
+			copy_bio_page(r->bio, page, lsector, false);
+		r5x_bio_done(conf, r->bio, write);
+		mempool_free(r, bref_pool);
+	}
+	l->head = NULL;
+	l->tail = NULL;
+}
+
+/* What one pass over a stripe decided. */
+struct r5x_plan {
+	int failed;		/* members unusable for this stripe */
+	int failed_num;		/* the last of them */
+	int compute;		/* member to reconstruct first, or -1 */
+	bool drained;		/* writes drained: compute parity and write */
+	bool rmw;		/* ... by read-modify-write */
+	bool no_parity;		/* parity member failed: write data only */
+	bool fua;		/* member writes must be FUA */
+	bool sync_now;		/* sync request: all blocks present, act */
+	unsigned long want_read;	/* members to read */
+	struct r5x_blist serve[R5X_MAX_DISKS];	/* reads to serve from pages */
+};
+
+static bool dev_failed(struct r5x_stripe *sh, int i)
+{
+	return test_bit(R5X_DEV_IOERR, &sh->dev[i].flags) ||
+		r5x_disk_failed(sh->conf, i);
+}
+
+static bool dev_uptodate(struct r5x_stripe *sh, struct r5x_plan *p, int i)
+{
+	return test_bit(R5X_DEV_UPTODATE, &sh->dev[i].flags) || p->compute == i;
+}
+
+/* Ask for every usable, not yet uptodate member but @skip; return how many. */
+static int want_all_but(struct r5x_stripe *sh, struct r5x_plan *p, int skip)
+{
+	int i, n = 0;
+
+	for (i = 0; i < sh->conf->geom.raid_disks; i++) {
+		if (i == skip || dev_uptodate(sh, p, i) || dev_failed(sh, i))
+			continue;
+		if (!(p->want_read & BIT(i)))
+			r5x_count(sh->conf, read_blocks, 1);
+		p->want_read |= BIT(i);
+		n++;
+	}
+	return n;
+}
+
+/* Reconstruct failed member @f if every other member is uptodate. */
+static bool plan_compute(struct r5x_stripe *sh, struct r5x_plan *p, int f)
+{
+	if (dev_uptodate(sh, p, f))
+		return true;
+	if (want_all_but(sh, p, f))
+		return false;
+	p->compute = f;
+	return true;
+}
+
+static void plan_reads(struct r5x_stripe *sh, struct r5x_plan *p)
+{
+	int i;
+
+	for (i = 0; i < sh->conf->geom.raid_disks; i++) {
+		struct r5x_dev *dev = &sh->dev[i];
+
+		if (blist_empty(&dev->toread))
+			continue;
+		if (dev_uptodate(sh, p, i) ||
+		    (dev_failed(sh, i) && plan_compute(sh, p, i)))
+			blist_splice(&p->serve[i], &dev->toread);
+		else if (!dev_failed(sh, i) && !(p->want_read & BIT(i))) {
+			p->want_read |= BIT(i);
+			r5x_count(sh->conf, read_blocks, 1);
+		}
+	}
+}
+
+/* Count the member reads a write method needs; -1 if it cannot work. */
+static int write_reads(struct r5x_stripe *sh, struct r5x_plan *p, bool rmw,
+		       unsigned long *want)
+{
+	int i, n = 0;
+
+	*want = 0;
+	for (i = 0; i < sh->conf->geom.raid_disks; i++) {
+		struct r5x_dev *dev = &sh->dev[i];
+		bool need;
+
+		if (i == sh->pd_idx)
+			need = rmw;
+		else if (rmw)
+			need = !blist_empty(&dev->towrite);
+		else
+			need = dev->wmask != FULL_MASK;
+		if (!need || dev_uptodate(sh, p, i))
+			continue;
+		if (dev_failed(sh, i))
+			return -1;
+		*want |= BIT(i);
+		n++;
+	}
+	return n;
+}
+
+/* rmw is unsafe where parity may not yet match data (not resynced yet). */
+static bool rmw_allowed(struct r5x_stripe *sh)
+{
+	return sh->sector + R5X_STRIPE_SECTORS <= sh->conf->mddev->recovery_cp ||
+		sh->conf->mddev->recovery_cp == MaxSector;
+}
+
+static void drain_writes(struct r5x_stripe *sh, struct r5x_plan *p)
+{
+	int i;
+
+	for (i = 0; i < sh->conf->geom.raid_disks; i++) {
+		struct r5x_dev *dev = &sh->dev[i];
+
+		if (blist_empty(&dev->towrite))
+			continue;
+		blist_splice(&dev->written, &dev->towrite);
+		dev->wmask = 0;
+		if (test_and_clear_bit(R5X_DEV_FUA, &dev->flags))
+			p->fua = true;
+	}
+	p->drained = true;
+}
+
+static void plan_writes(struct r5x_stripe *sh, struct r5x_plan *p)
+{
+	struct r5x_conf *conf = sh->conf;
+	unsigned long rmw_want, rcw_want, want;
+	int i, rmw, rcw, full = 1;
+	bool has_write = false;
+
+	for (i = 0; i < conf->geom.raid_disks; i++) {
+		if (i == sh->pd_idx)
+			continue;
+		if (!blist_empty(&sh->dev[i].towrite))
+			has_write = true;
+		if (sh->dev[i].wmask != FULL_MASK)
+			full = 0;
+	}
+	if (!has_write)
+		return;
+	if (p->failed && test_bit(MD_SB_CHANGE_PENDING, &conf->mddev->sb_flags)) {
+		/* md must record the failure before we write degraded */
+		set_bit(R5X_STRIPE_HANDLE, &sh->state);
+		conf->sb_blocked = true;
+		return;
+	}
+
+	if (p->failed && p->failed_num == sh->pd_idx) {
+		/* no parity to keep: partial pages still need their old data */
+		p->no_parity = true;
+		rcw = 0;
+		rcw_want = 0;
+		for (i = 0; i < conf->geom.raid_disks; i++) {
+			struct r5x_dev *dev = &sh->dev[i];
+
+			if (i != sh->pd_idx && !blist_empty(&dev->towrite) &&
+			    dev->wmask != FULL_MASK && !dev_uptodate(sh, p, i)) {
+				rcw_want |= BIT(i);
+				rcw++;
+			}
+		}
+		rmw = -1;
+	} else {
+		rmw = rmw_allowed(sh) ? write_reads(sh, p, true, &rmw_want) : -1;
+		rcw = write_reads(sh, p, false, &rcw_want);
+		if (rcw < 0) {
+			/* a failed member's old data is needed: rebuild it first */
+			if (!plan_compute(sh, p, p->failed_num)) {
+				rcw = hweight_long(p->want_read);
+				rcw_want = p->want_read;
+			} else {
+				rcw = write_reads(sh, p, false, &rcw_want);
+			}
+		}
+	}
+	if (rmw >= 0 && rmw < rcw) {
+		p->rmw = true;
+		want = rmw_want;
+	} else {
+		p->rmw = false;
+		want = rcw_want;
+	}
+	if (want) {
+		if (test_bit(R5X_STRIPE_PREREAD_ACTIVE, &sh->state)) {
+			p->want_read |= want;
+			r5x_count(conf, preread_blocks, hweight_long(want));
+		} else {
+			r5x_delay_stripe(conf, sh);
+		}
+		return;
+	}
+	if (full)
+		r5x_count(conf, full_stripes, 1);
+	else if (p->rmw)
+		r5x_count(conf, rmw_stripes, 1);
+	else
+		r5x_count(conf, rcw_stripes, 1);
+	drain_writes(sh, p);
+}
+
+/* Resync/check/recovery: wait until all blocks are present, then act. */
+static void plan_sync(struct r5x_stripe *sh, struct r5x_plan *p)
+{
+	int skip = sh->sync_mode == R5X_SYNC_RECOVER ? sh->sync_target : -1;
+
+	if (!test_bit(R5X_STRIPE_SYNC, &sh->state) || p->drained ||
+	    test_bit(R5X_STRIPE_SYNC_WRITING, &sh->state) ||
+	    r5x_stripe_write_pending(sh))
+		return;
+	if (want_all_but(sh, p, skip))
+		return;
+	p->sync_now = true;
+}
+
+static void page_ptrs(struct r5x_stripe *sh, void **srcs, int skip1, int skip2)
+{
+	int i, n = 0;
+
+	for (i = 0; i < sh->conf->geom.raid_disks; i++)
+		if (i != skip1 && i != skip2)
+			srcs[n++] = page_address(sh->dev[i].page);
+}
+
+static void compute_block(struct r5x_stripe *sh, int f)
+{
+	void *srcs[R5X_MAX_DISKS];
+
+	page_ptrs(sh, srcs, f, -1);
+	r5x_xor_set(page_address(sh->dev[f].page), srcs,
+		    sh->conf->geom.raid_disks - 1, R5X_STRIPE_SIZE);
+	set_bit(R5X_DEV_UPTODATE, &sh->dev[f].flags);
+	r5x_count(sh->conf, reconstructs, 1);
+}
+
+/* Copy drained bios into pages and compute parity; mark writes. */
+static unsigned long run_drain(struct r5x_stripe *sh, struct r5x_plan *p)
+{
+	struct r5x_conf *conf = sh->conf;
+	int i, n = 0, pd = sh->pd_idx;
+	void *srcs[R5X_MAX_DISKS];
+	void *parity = page_address(sh->dev[pd].page);
+	unsigned long wmask = 0;
+
+	for (i = 0; i < conf->geom.raid_disks; i++)
+		if (!blist_empty(&sh->dev[i].written))
+			srcs[n++] = page_address(sh->dev[i].page);
+	if (p->rmw)	/* take the old data out of the parity */
+		r5x_xor_into(parity, srcs, n, R5X_STRIPE_SIZE);
+	for (i = 0; i < conf->geom.raid_disks; i++) {
+		struct r5x_dev *dev = &sh->dev[i];
+		struct r5x_bref *r;
+
+		if (blist_empty(&dev->written))
+			continue;
+		for (r = dev->written.head; r; r = r->next)
+			copy_bio_page(r->bio, dev->page, dev->lsector, true);
+		set_bit(R5X_DEV_UPTODATE, &dev->flags);
+		wmask |= BIT(i);
+	}
+	if (!p->no_parity) {
+		if (p->rmw) {
+			r5x_xor_into(parity, srcs, n, R5X_STRIPE_SIZE);
+		} else {
+			page_ptrs(sh, srcs, pd, -1);
+			r5x_xor_set(parity, srcs, conf->geom.data_disks,
+				    R5X_STRIPE_SIZE);
+		}
+		set_bit(R5X_DEV_UPTODATE, &sh->dev[pd].flags);
+		wmask |= BIT(pd);
+	}
+	return wmask;
+}
+
+/* Act on a sync request whose blocks are all present; returns writes. */
+static unsigned long run_sync(struct r5x_stripe *sh, struct r5x_plan *p)
+{
+	struct r5x_conf *conf = sh->conf;
+	struct mddev *mddev = conf->mddev;
+	void *srcs[R5X_MAX_DISKS];
+	int pd = sh->pd_idx;
+
+	r5x_count(conf, sync_stripes, 1);
+	if (sh->sync_mode == R5X_SYNC_RECOVER) {
+		compute_block(sh, sh->sync_target);
+		set_bit(R5X_DEV_SYNCIO, &sh->dev[sh->sync_target].flags);
+		return BIT(sh->sync_target);
+	}
+	if (p->failed)
+		return 0;	/* degraded: nothing to compare against */
+	page_ptrs(sh, srcs, -1, -1);
+	if (r5x_xor_is_zero(srcs, conf->geom.raid_disks, conf->scratch,
+			    R5X_STRIPE_SIZE))
+		return 0;
+	atomic64_add(R5X_STRIPE_SECTORS, &mddev->resync_mismatches);
+	if (sh->sync_mode == R5X_SYNC_CHECK)
+		return 0;
+	compute_block(sh, pd);
+	set_bit(R5X_DEV_SYNCIO, &sh->dev[pd].flags);
+	return BIT(pd);
+}
+
+static void finish_sync(struct r5x_stripe *sh, bool ok)
+{
+	clear_bit(R5X_STRIPE_SYNC, &sh->state);
+	md_done_sync(sh->conf->mddev, R5X_STRIPE_SECTORS, ok);
+}
+
+static void end_member_io(struct bio *bio)
+{
+	struct r5x_stripe *sh = bio->bi_private;
+	struct r5x_dev *dev = container_of(bio, struct r5x_dev, req);
+	struct r5x_conf *conf = sh->conf;
+	struct md_rdev *rdev = dev->rdev;
+
+	if (bio->bi_status) {
+		r5x_count(conf, io_errors, 1);
+		if (bio_op(bio) == REQ_OP_READ) {
+			clear_bit(R5X_DEV_UPTODATE, &dev->flags);
+			set_bit(R5X_DEV_IOERR, &dev->flags);
+		}
+		md_error(conf->mddev, rdev);
+	} else if (bio_op(bio) == REQ_OP_READ) {
+		set_bit(R5X_DEV_UPTODATE, &dev->flags);
+	}
+	bio_uninit(bio);
+	dev->rdev = NULL;
+	rdev_dec_pending(rdev, conf->mddev);
+	clear_bit(R5X_DEV_LOCKED, &dev->flags);
+	if (atomic_dec_and_test(&sh->io_pending))
+		set_bit(R5X_STRIPE_HANDLE, &sh->state);
+	r5x_release_stripe(sh);
+}
+
+static void submit_member_io(struct r5x_stripe *sh, int i, blk_opf_t opf)
+{
+	struct r5x_conf *conf = sh->conf;
+	struct r5x_dev *dev = &sh->dev[i];
+	bool sync = test_and_clear_bit(R5X_DEV_SYNCIO, &dev->flags);
+	struct md_rdev *rdev = r5x_get_rdev(conf, i, op_is_write(opf));
+
+	if (!rdev) {
+		/* member went away since planning: re-plan reads without it */
+		if (!op_is_write(opf)) {
+			set_bit(R5X_DEV_IOERR, &dev->flags);
+			set_bit(R5X_STRIPE_HANDLE, &sh->state);
+		}
+		return;
+	}
+	dev->rdev = rdev;
+	set_bit(R5X_DEV_LOCKED, &dev->flags);
+	atomic_inc(&sh->io_pending);
+	atomic_inc(&sh->count);
+	bio_init(&dev->req, rdev->bdev, &dev->vec, 1, opf);
+	dev->req.bi_iter.bi_sector = sh->sector + rdev->data_offset;
+	__bio_add_page(&dev->req, dev->page, R5X_STRIPE_SIZE, 0);
+	dev->req.bi_end_io = end_member_io;
+	dev->req.bi_private = sh;
+	if (sync)
+		md_sync_acct(rdev->bdev, R5X_STRIPE_SECTORS);
+	if (op_is_write(opf))
+		r5x_count(conf, write_blocks, 1);
+	submit_bio_noacct(&dev->req);
+}
+
+static void submit_io(struct r5x_stripe *sh, unsigned long reads,
+		      unsigned long writes, blk_opf_t wflags)
+{
+	int i;
+
+	/* hold io_pending up so a fast completion cannot re-queue us early */
+	atomic_inc(&sh->io_pending);
+	for_each_set_bit(i, &reads, R5X_MAX_DISKS)
+		submit_member_io(sh, i, REQ_OP_READ);
+	for_each_set_bit(i, &writes, R5X_MAX_DISKS)
+		submit_member_io(sh, i, REQ_OP_WRITE | wflags);
+	if (atomic_dec_and_test(&sh->io_pending))
+		set_bit(R5X_STRIPE_HANDLE, &sh->state);
+}
+
+/* Member writes of drained bios are done: complete the array writes. */
+static void finish_writes(struct r5x_stripe *sh, bool failed)
+{
+	struct r5x_conf *conf = sh->conf;
+	bool any = false;
+	int i;
+
+	for (i = 0; i < conf->geom.raid_disks; i++) {
+		struct r5x_dev *dev = &sh->dev[i];
+
+		if (blist_empty(&dev->written))
+			continue;
+		complete_blist(conf, &dev->written, true,
+			       failed ? BLK_STS_IOERR : 0, NULL, 0);
+		any = true;
+	}
+	if (any)
+		r5x_preread_done(conf, sh);
+}
+
+/* A sync request's member writes are done. */
+static void finish_sync_write(struct r5x_stripe *sh)
+{
+	int t = sh->sync_mode == R5X_SYNC_RECOVER ? sh->sync_target : sh->pd_idx;
+
+	if (test_and_clear_bit(R5X_STRIPE_SYNC_WRITING, &sh->state))
+		finish_sync(sh, !r5x_disk_faulty(sh->conf, t));
+}
+
+/* More members failed than RAID5 survives: error out every bio. */
+static void fail_stripe(struct r5x_stripe *sh)
+{
+	struct r5x_conf *conf = sh->conf;
+	struct r5x_blist rd[R5X_MAX_DISKS] = {}, wr[R5X_MAX_DISKS] = {};
+	int i;
+
+	spin_lock(&sh->lock);
+	for (i = 0; i < conf->geom.raid_disks; i++) {
+		blist_splice(&rd[i], &sh->dev[i].toread);
+		blist_splice(&wr[i], &sh->dev[i].towrite);
+		sh->dev[i].wmask = 0;
+		clear_bit(R5X_DEV_UPTODATE, &sh->dev[i].flags);
+	}
+	spin_unlock(&sh->lock);
+	for (i = 0; i < conf->geom.raid_disks; i++) {
+		complete_blist(conf, &rd[i], false, BLK_STS_IOERR, NULL, 0);
+		complete_blist(conf, &wr[i], true, BLK_STS_IOERR, NULL, 0);
+	}
+	clear_bit(R5X_STRIPE_DELAYED, &sh->state);
+	r5x_preread_done(conf, sh);
+	if (test_bit(R5X_STRIPE_SYNC, &sh->state))
+		finish_sync(sh, false);
+}
+
+void r5x_handle_stripe(struct r5x_stripe *sh)
+{
+	struct r5x_conf *conf = sh->conf;
+	struct r5x_plan p = { .compute = -1, .failed_num = -1 };
+	unsigned long writes = 0;
+	int i;
+
+	if (WARN_ON_ONCE(test_and_set_bit(R5X_STRIPE_ACTIVE, &sh->state)))
+		return;
+	if (atomic_read(&sh->io_pending))
+		goto out;	/* the last completion queues us again */
+
+	for (i = 0; i < conf->geom.raid_disks; i++) {
+		if (dev_failed(sh, i)) {
+			p.failed++;
+			p.failed_num = i;
+		}
+	}
+	finish_writes(sh, p.failed > 1);
+	finish_sync_write(sh);
+	if (p.failed > 1) {
+		fail_stripe(sh);
+		goto out;
+	}
+
+	spin_lock(&sh->lock);
+	plan_reads(sh, &p);
+	plan_writes(sh, &p);
+	plan_sync(sh, &p);
+	spin_unlock(&sh->lock);
+
+	if (p.compute >= 0)
+		compute_block(sh, p.compute);
+	for (i = 0; i < conf->geom.raid_disks; i++)
+		complete_blist(conf, &p.serve[i], false, 0, sh->dev[i].page,
+			       sh->dev[i].lsector);
+	if (p.drained)
+		writes = run_drain(sh, &p);
+	else if (p.sync_now)
+		writes = run_sync(sh, &p);
+	submit_io(sh, p.want_read, writes, p.fua ? REQ_FUA : 0);
+	if (p.sync_now) {
+		if (writes)
+			set_bit(R5X_STRIPE_SYNC_WRITING, &sh->state);
+		else
+			finish_sync(sh, true);
+	}
+out:
+	clear_bit(R5X_STRIPE_ACTIVE, &sh->state);
+}
