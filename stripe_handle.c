@@ -563,12 +563,15 @@ static void submit_io(struct r5x_stripe *sh, unsigned long reads,
 {
 	int i;
 
+	if (!reads && !writes)
+		return;
 	/* hold io_pending up so a fast completion cannot re-queue us early */
 	atomic_inc(&sh->io_pending);
 	for_each_set_bit(i, &reads, R5X_MAX_DISKS)
 		submit_member_io(sh, i, REQ_OP_READ);
 	for_each_set_bit(i, &writes, R5X_MAX_DISKS)
 		submit_member_io(sh, i, REQ_OP_WRITE | wflags);
+	/* all completed already (or none could be sent): look again */
 	if (atomic_dec_and_test(&sh->io_pending))
 		set_bit(R5X_STRIPE_HANDLE, &sh->state);
 }
