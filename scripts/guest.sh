@@ -19,6 +19,9 @@
 #   --out FILE         write the guest's @@OUT-BEGIN@@/@@OUT-END@@ blocks
 #                      (emit_out in tests/lib/guest-lib.sh) to FILE
 #   --quiet            do not stream the console to stdout
+#   --hung SEC         panic the guest when a task is blocked SEC seconds
+#                      (hung_task_timeout_secs + hung_task_panic; default
+#                      120, 0 disables)
 #
 # The guest runs GUEST_SCRIPT as /run.sh under bash with ARGS, in /tmp, after
 # /init has mounted proc/sys/devtmpfs/tmpfs/debugfs and loaded crc32c_generic,
@@ -32,8 +35,12 @@
 #                 whatever the verdict
 #              3  timeout, or the guest died without a verdict (panic)
 #              64 usage or host-side setup error
-# Environment: GUEST_QUIET=1 is --quiet; BUILD overrides the build directory.
+# Environment: GUEST_QUIET=1 is --quiet, GUEST_HUNG_S=N is --hung N; BUILD
+# overrides the build directory.
 set -euo pipefail
+# The body is one { } block: bash parses it whole before running, so
+# editing this file while a run is in progress cannot corrupt that run.
+{
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 top=$(cd "$here/.." && pwd)
@@ -46,12 +53,14 @@ splat_patterns=(
 	'lockdep' 'KASAN' 'UBSAN'
 	'sleeping function called from invalid context'
 	'general protection fault' 'kernel BUG'
+	'blocked for more than' 'soft lockup' 'hard LOCKUP'
 )
 # Host programs copied into the guest (with their shared libraries).
 guest_bins=(
 	/bin/bash /usr/sbin/mdadm /usr/bin/fio /usr/sbin/mke2fs /usr/sbin/e2fsck
 	/usr/sbin/tune2fs /usr/sbin/dumpe2fs /usr/sbin/debugfs /usr/sbin/dmsetup
 	/usr/bin/kmod /usr/sbin/losetup /usr/sbin/blockdev /usr/sbin/wipefs
+	/usr/bin/dd /usr/bin/sha256sum /usr/bin/md5sum /usr/bin/cmp
 )
 # Parts of the module tree copied into the guest (if present).
 guest_mod_paths=(
@@ -75,6 +84,7 @@ log() {
 }
 
 kernel="" moddir="" kver="" timeout=600 mem=3072 smp=2 append="" logf="" outf=""
+hung=${GUEST_HUNG_S:-120}
 quiet=${GUEST_QUIET:-0}
 kos=() files=()
 while [ $# -gt 0 ]; do
@@ -91,6 +101,7 @@ while [ $# -gt 0 ]; do
 	--log) logf=${2:?}; shift 2 ;;
 	--out) outf=${2:?}; shift 2 ;;
 	--quiet) quiet=1; shift ;;
+	--hung) hung=${2:?}; shift 2 ;;
 	-h|--help) usage ;;
 	--) shift; break ;;
 	-*) echo "guest.sh: unknown option $1" >&2; usage ;;
@@ -164,11 +175,12 @@ guest_libs() {
 	done | sort -u
 }
 
-# Cache key: this script, the kernel's modules, the guest programs and the
+# Cache key: the builder code, the kernel's modules, the guest programs and the
 # dpkg database (any package upgrade may change a shared library).
 key=$(
 	{
-		sha256sum "$self"
+		declare -f build_static guest_libs
+		printf '%s\n' "${guest_bins[@]}" "${guest_mod_paths[@]}"
 		echo "kver=$kver moddir=$moddir"
 		for p in "${guest_mod_paths[@]}"; do
 			[ -e "$moddir/$p" ] && find "$moddir/$p" -printf '%P %s %T@\n'
@@ -258,12 +270,21 @@ cat >"$r/init" <<'INIT'
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root TERM=dumb
 mount -t devtmpfs devtmpfs /dev 2>/dev/null
 exec </dev/console >/dev/console 2>&1
+. /etc/guest-env
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
+# --file copies to /tmp live in the initramfs: carry them onto the tmpfs
+mkdir -p /.initramfs-tmp
+cp -a /tmp/. /.initramfs-tmp/
 mount -t tmpfs -o mode=1777 tmpfs /tmp
+cp -a /.initramfs-tmp/. /tmp/ && rm -rf /.initramfs-tmp
 mount -t tmpfs tmpfs /run
 mkdir -p /dev/pts /dev/shm
 mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+# a task stuck in D state for GUEST_HUNG_S seconds panics the guest (its
+# stack is printed first): a hang fails fast instead of at --timeout
+echo "$GUEST_HUNG_S" >/proc/sys/kernel/hung_task_timeout_secs 2>/dev/null &&
+	echo 1 >/proc/sys/kernel/hung_task_panic
 kv=$(uname -r)
 if [ ! -e "/lib/modules/$kv" ]; then
 	for d in /lib/modules/*; do
@@ -301,8 +322,9 @@ install -m 644 "$top/tests/lib/guest-lib.sh" "$r/usr/lib/guest-lib.sh"
 		printf " '%s'" "${a//\'/\'\\\'\'}"
 	done
 	printf '\n'
-	printf "GUEST_NAME='%s'; export GUEST_NAME\n" "$name"
 } >"$r/etc/guest-args"
+printf "GUEST_NAME='%s'\nGUEST_HUNG_S='%s'\nexport GUEST_NAME GUEST_HUNG_S\n" \
+	"$name" "$hung" >"$r/etc/guest-env"
 for f in "${files[@]}"; do
 	src=${f%%:/*} dst=/${f#*:/}
 	mkdir -p "$r$(dirname "$dst")"
@@ -375,10 +397,15 @@ timeout -k 5 "$timeout" qemu-system-x86_64 -accel tcg -cpu max -m "$mem" \
 	-no-reboot -kernel "$boot_kernel" -initrd "$run/initrd" \
 	-append "$cmdline" </dev/null >"$raw" 2>&1 &
 qpid=$!
+# the log grows while the guest runs (and survives an interrupted run)
 if [ "$quiet" != 1 ]; then
-	tail -s 0.2 -n +1 -F --pid="$qpid" "$raw" 2>/dev/null | sed -u 's/\r$//' &
-	tpid=$!
+	tail -s 0.2 -n +1 -F --pid="$qpid" "$raw" 2>/dev/null | sed -u 's/\r$//' |
+		tee "$logf" &
+else
+	tail -s 0.2 -n +1 -F --pid="$qpid" "$raw" 2>/dev/null | sed -u 's/\r$//' \
+		>"$logf" &
 fi
+tpid=$!
 qrc=0
 wait "$qpid" || qrc=$?
 qpid=""
@@ -438,3 +465,4 @@ else
 	echo "guest.sh: $name: FAIL (status $status) in $elapsed s, log $logf" >&2
 fi
 exit "$status"
+}

@@ -78,14 +78,21 @@ tap_not_ok() {
 }
 
 # tap_check NAME CMD [ARGS...]: run CMD; ok if it succeeds, else not ok.
+# A "# took S s" diagnostic follows (per-assertion timing).
 tap_check() {
-	local name=$1
+	local name=$1 t0=$EPOCHREALTIME
 	shift
 	if "$@"; then
 		tap_ok "$name"
 	else
 		tap_not_ok "$name" "failed: $*"
 	fi
+	note "took $(gl_since "$t0") s"
+}
+
+# gl_since T0: seconds since $EPOCHREALTIME value T0, one decimal.
+gl_since() {
+	awk -v a="$1" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }'
 }
 
 # tap_check_fails NAME CMD [ARGS...]: ok if CMD FAILS (expected refusal).
@@ -97,6 +104,14 @@ tap_check_fails() {
 	else
 		tap_ok "$name"
 	fi
+}
+
+# fails CMD [ARGS...]: succeed if CMD fails (for tap_check / r5x_check).
+fails() {
+	if "$@"; then
+		return 1
+	fi
+	return 0
 }
 
 # tap_done: print a summary; exit 0 only if every planned assertion ran and
@@ -119,6 +134,16 @@ raid5x_available() {
 	modinfo md-raid5x >/dev/null 2>&1 && return 0
 	[ -d /sys/module/md_raid5x ] && return 0
 	grep -q '\[raid5x\]' /proc/mdstat 2>/dev/null
+}
+
+# r5x_check NAME CMD [ARGS...]: tap_check for a raid5x-only assertion:
+# "not ok" with a reason when raid5x is not available.
+r5x_check() {
+	if raid5x_available; then
+		tap_check "$@"
+	else
+		tap_not_ok "$1" "raid5x not available (md-raid5x.ko not installed in the guest)"
+	fi
 }
 
 # load_md: load crc32c_generic, md_mod, raid456, loop and, if available,
@@ -254,11 +279,18 @@ check_parity() {
 	[ "$mm" = 0 ]
 }
 
-# md_sha256 MD: print the sha256 of the whole array device.
+# md_sha256 MD: print the sha256 of the whole array device, read with
+# O_DIRECT (through the personality, not the page cache).
 md_sha256() {
 	local md
 	md=$(md_dev "$1")
-	sha256sum "$md" | cut -d' ' -f1
+	dd if="$md" bs=1M iflag=direct status=none | sha256sum | cut -d' ' -f1
+}
+
+# sysfs_write FILE VALUE: write VALUE to FILE; the status is the write's
+# (error text suppressed).
+sysfs_write() {
+	(echo "$2" >"$1") 2>/dev/null
 }
 
 # member_stats DEVS...: print "READ_SECTORS WRITE_SECTORS" summed over the
@@ -283,9 +315,9 @@ fio_verify() {
 	local out rc=0
 	GL_FIO_N=$((GL_FIO_N + 1))
 	out=/tmp/fio.$GL_FIO_N.log
-	fio --verify=crc32c --verify_fatal=1 --do_verify=1 \
+	fio --verify=crc32c --verify_fatal=1 --do_verify=1 --eta=never \
 		--exitall_on_error=1 --output="$out" "$@" || rc=$?
-	if [ "$rc" != 0 ] || grep -qE 'verify: bad|err= *[1-9]|fio: ' "$out"; then
+	if [ "$rc" != 0 ] || grep -qE 'verify: bad|err= *[1-9]' "$out"; then
 		note "fio_verify: fio $* failed (rc=$rc):"
 		sed 's/^/#   /' "$out"
 		return 1

@@ -1,0 +1,84 @@
+#!/bin/bash
+# shellcheck source-path=SCRIPTDIR
+# 40-bad-input: invalid sysfs writes are refused and change nothing; the
+# module cannot be removed while an array uses it.
+#
+#   stripe_cache_size: 0, 15, -1, abc, 100000000, empty -> write fails,
+#                      value unchanged (and a valid value is accepted)
+#   preread_bypass_threshold: -1, abc, stripe_cache_size + 1 -> same
+#   rmmod md-raid5x with a running raid5x array fails; the array stays
+#   raid5x and readable; after stopping it, rmmod succeeds.
+# timeout: 300
+# shellcheck source=../lib/guest-lib.sh
+. /lib/guest-lib.sh
+
+bad_scs=(0 15 -1 abc 100000000 "")
+bad_pbt=(-1 abc SCS_PLUS_1)
+tap_plan $((1 + 2 + ${#bad_scs[@]} + 1 + ${#bad_pbt[@]} + 3 + 1))
+load_md
+
+read -r -a devs <<<"$(make_members 4 32)"
+create_raid5 md0 4 64 left-symmetric "${devs[@]}"
+tap_check "takeover to raid5x" to_raid5x md0
+lvl=$(md_level md0)
+sys=$(md_sys md0)
+
+# refused FILE VALUE: writing VALUE to FILE fails and FILE reads as before.
+refused() {
+	local before after
+	before=$(cat "$1") || return 1
+	if sysfs_write "$1" "$2"; then
+		note "write of '$2' to ${1##*/} succeeded (now $(cat "$1"))"
+		return 1
+	fi
+	after=$(cat "$1")
+	[ "$before" = "$after" ] ||
+		{ note "${1##*/} changed from '$before' to '$after'"; return 1; }
+}
+
+# accepted FILE VALUE: the write succeeds and FILE reads VALUE.
+accepted() {
+	sysfs_write "$1" "$2" || { note "write of '$2' to ${1##*/} failed"; return 1; }
+	[ "$(cat "$1")" = "$2" ] ||
+		{ note "${1##*/} reads '$(cat "$1")' after writing '$2'"; return 1; }
+}
+
+tap_check "stripe_cache_size=512 accepted under $lvl" accepted "$sys/stripe_cache_size" 512
+tap_check "stripe_cache_size=256 accepted under $lvl" accepted "$sys/stripe_cache_size" 256
+for v in "${bad_scs[@]}"; do
+	tap_check "stripe_cache_size='$v' refused under $lvl" refused "$sys/stripe_cache_size" "$v"
+done
+
+scs=$(cat "$sys/stripe_cache_size")
+tap_check "preread_bypass_threshold=1 accepted under $lvl" \
+	accepted "$sys/preread_bypass_threshold" 1
+for v in "${bad_pbt[@]}"; do
+	[ "$v" = SCS_PLUS_1 ] && v=$((scs + 1))
+	tap_check "preread_bypass_threshold='$v' refused under $lvl" \
+		refused "$sys/preread_bypass_threshold" "$v"
+done
+
+# ---- geometry refusals -------------------------------------------------
+# MODULE AUTHOR: add the geometries raid5x must refuse here (takeover of an
+# array raid5x cannot drive must fail and leave it running under raid456),
+# and raise tap_plan accordingly. Pattern:
+#   tap_check_fails "takeover of <geometry> refused" to_raid5x md1
+# -----------------------------------------------------------------------
+
+dd if=/dev/urandom of=/dev/md0 bs=1M count=8 oflag=direct status=none
+h=$(md_sha256 md0)
+
+still_raid5x_readable() {
+	[ "$(md_level md0)" = raid5x ] ||
+		{ note "level is now $(md_level md0)"; return 1; }
+	[ "$(md_sha256 md0)" = "$h" ] || { note "array content changed"; return 1; }
+}
+r5x_check "rmmod md-raid5x refused while a raid5x array runs" \
+	fails rmmod md-raid5x
+r5x_check "array still raid5x and readable after the refused rmmod" \
+	still_raid5x_readable
+stop_array md0
+r5x_check "rmmod md-raid5x succeeds after the array is stopped" rmmod md-raid5x
+tap_check "raid456 reassembles the array after rmmod" \
+	assemble_raid456 md0 "${devs[@]}"
+tap_done

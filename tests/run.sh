@@ -1,0 +1,159 @@
+#!/usr/bin/env bash
+# tests/run.sh: the raid5x test suite (`make check`).
+#
+# usage: tests/run.sh [options] [CASE...]
+#   CASE             a case name or prefix from tests/cases/ (e.g. 10, 20-compat,
+#                    tests/cases/30-ext4.sh); default: every case
+#   --no-build       do not run `make`; use ./md-raid5x.ko if it exists
+#   --ko FILE        use this module instead of building (e.g. one built with
+#                    `make KDIR=... MDSRC=...` for a debug kernel)
+#   --kernel F, --moddir D, --kver V, --mem MB, --append ARGS, --timeout S
+#                    passed to scripts/guest.sh (--timeout: per case, default
+#                    from the case's "# timeout: S" line, else 600)
+#   -v, --verbose    stream every guest console to stdout
+#
+# Each case is one guest boot (scripts/guest.sh). Its KTAP lines ("ok N - ",
+# "not ok N - ") are the assertions; a case also gets one failure if the
+# guest timed out or crashed, if its kernel log shows a splat (WARNING:,
+# BUG:, lockdep, ...), if it failed without any "not ok", or if fewer
+# assertions ran than its plan (1..N) promised. Logs: build/logs/tests/.
+# The last line is "N passed, N failed"; the exit status is 1 on any failure.
+set -euo pipefail
+# The body is one { } block: bash parses it whole before running, so
+# editing this file while a run is in progress cannot corrupt that run.
+{
+
+top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$top"
+logdir=${BUILD:-$top/build}/logs/tests
+
+usage() {
+	sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0" >&2
+	exit 64
+}
+
+build=1 ko="" timeout="" verbose=0
+gargs=() cases=()
+while [ $# -gt 0 ]; do
+	case $1 in
+	--no-build) build=0; shift ;;
+	--ko) ko=${2:?}; build=0; shift 2 ;;
+	--kernel|--moddir|--kver|--mem|--append) gargs+=("$1" "${2:?$1 needs a value}"); shift 2 ;;
+	--timeout) timeout=${2:?}; shift 2 ;;
+	-v|--verbose) verbose=1; shift ;;
+	-h|--help) usage ;;
+	-*) echo "run.sh: unknown option $1" >&2; usage ;;
+	*) cases+=("$1"); shift ;;
+	esac
+done
+
+passed=0 failed=0
+fail_case() {
+	# a case-level failure (not an individual assertion)
+	echo "  not ok - $1"
+	failed=$((failed + 1))
+}
+
+# ---- build ---------------------------------------------------------------
+mkdir -p "$logdir"
+if [ "$build" = 1 ]; then
+	echo "== make (build md-raid5x.ko)"
+	t0=$SECONDS
+	if make >"$logdir/make.log" 2>&1; then
+		echo "   built in $((SECONDS - t0)) s"
+	else
+		tail -n 20 "$logdir/make.log" | sed 's/^/   | /'
+		echo "   make failed (log $logdir/make.log); running the cases without md-raid5x.ko"
+		fail_case "build md-raid5x.ko"
+	fi
+fi
+if [ -z "$ko" ] && [ -f "$top/md-raid5x.ko" ]; then
+	ko=$top/md-raid5x.ko
+fi
+if [ -n "$ko" ]; then
+	[ -f "$ko" ] || { echo "run.sh: no such module $ko" >&2; exit 64; }
+	gargs+=(--ko "$ko")
+	echo "== module: $ko"
+else
+	echo "== module: md-raid5x.ko not built; raid5x assertions will fail"
+fi
+
+# ---- select cases --------------------------------------------------------
+all=()
+for f in tests/cases/*.sh; do
+	all+=("$f")
+done
+sel=()
+if [ ${#cases[@]} -eq 0 ]; then
+	sel=("${all[@]}")
+else
+	for c in "${cases[@]}"; do
+		c=${c##*/}
+		c=${c%.sh}
+		n=0
+		for f in "${all[@]}"; do
+			case ${f##*/} in
+			"$c".sh|"$c"-*) sel+=("$f"); n=$((n + 1)) ;;
+			esac
+		done
+		[ "$n" -gt 0 ] || { echo "run.sh: no test case matches '$c'" >&2; exit 64; }
+	done
+fi
+
+# ---- run -----------------------------------------------------------------
+suite_t0=$SECONDS
+for f in "${sel[@]}"; do
+	name=$(basename "$f" .sh)
+	log=$logdir/$name.log
+	tmo=$timeout
+	if [ -z "$tmo" ]; then
+		tmo=$(sed -n 's/^# timeout: *\([0-9][0-9]*\).*/\1/p' "$f" | head -n 1)
+		tmo=${tmo:-600}
+	fi
+	qopt=(--quiet)
+	[ "$verbose" = 0 ] || qopt=()
+	echo "== $name (timeout ${tmo} s)"
+	t0=$SECONDS
+	st=0
+	scripts/guest.sh "${qopt[@]}" "${gargs[@]}" --timeout "$tmo" --log "$log" \
+		"$f" >"$logdir/$name.harness" 2>&1 || st=$?
+	dt=$((SECONDS - t0))
+	[ "$verbose" = 0 ] || cat "$logdir/$name.harness"
+
+	# assertions: KTAP lines of the guest script (before the verdict)
+	body=$(sed -n '/^GUEST-INIT: kernel/,/^GUEST-VERDICT: /p' "$log" 2>/dev/null || true)
+	nok=$(grep -cE '^ok [0-9]+ ' <<<"$body" || true)
+	nnot=$(grep -cE '^not ok [0-9]+ ' <<<"$body" || true)
+	plan=$(sed -n 's/^1\.\.\([0-9][0-9]*\)$/\1/p' <<<"$body" | head -n 1)
+	# show each failed assertion with its diagnostics
+	awk '/^not ok [0-9]+ /{p=1; print "  " $0; next} p && /^# /{print "    " $0; next} {p=0}' \
+		<<<"$body"
+	passed=$((passed + nok))
+	failed=$((failed + nnot))
+	case $st in
+	0) ;;
+	1) [ "$nnot" -gt 0 ] || fail_case "$name: guest script failed without a 'not ok'" ;;
+	2) fail_case "$name: kernel log splat" ;;
+	3) fail_case "$name: guest timeout or crash" ;;
+	*) fail_case "$name: harness error (status $st)" ;;
+	esac
+	if [ "$st" != 0 ]; then
+		grep -E '^guest\.sh: ' "$logdir/$name.harness" | grep -v ': FAIL (status' |
+			sed 's/^/    /' || true
+	fi
+	if [ -n "$plan" ] && [ $((nok + nnot)) -lt "$plan" ]; then
+		fail_case "$name: only $((nok + nnot)) of $plan planned assertions ran"
+	fi
+	if [ "$st" = 0 ] && [ "$nnot" = 0 ]; then
+		verdict=PASS
+	else
+		verdict=FAIL
+	fi
+	printf '   %s: %s, %d ok, %d not ok, %d s (log %s)\n' \
+		"$name" "$verdict" "$nok" "$nnot" "$dt" "${log#"$top"/}"
+done
+echo "== suite time $((SECONDS - suite_t0)) s"
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]
+exit
+}
