@@ -10,6 +10,8 @@
 #   --kernel F, --moddir D, --kver V, --mem MB, --append ARGS, --timeout S
 #                    passed to scripts/guest.sh (--timeout: per case, default
 #                    from the case's "# timeout: S" line, else 600)
+#   --no-ko          run without md-raid5x.ko (the raid456 parts only; every
+#                    raid5x assertion then fails, by design)
 #   -v, --verbose    stream every guest console to stdout
 #
 # Each case is one guest boot (scripts/guest.sh). Its KTAP lines ("ok N - ",
@@ -32,11 +34,12 @@ usage() {
 	exit 64
 }
 
-build=1 ko="" timeout="" verbose=0
+build=1 ko="" timeout="" verbose=0 noko=0
 gargs=() cases=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--no-build) build=0; shift ;;
+	--no-ko) build=0; noko=1; shift ;;
 	--ko) ko=${2:?}; build=0; shift 2 ;;
 	--kernel|--moddir|--kver|--mem|--append) gargs+=("$1" "${2:?$1 needs a value}"); shift 2 ;;
 	--timeout) timeout=${2:?}; shift 2 ;;
@@ -67,7 +70,7 @@ if [ "$build" = 1 ]; then
 		fail_case "build md-raid5x.ko"
 	fi
 fi
-if [ -z "$ko" ] && [ -f "$top/md-raid5x.ko" ]; then
+if [ -z "$ko" ] && [ "$noko" = 0 ] && [ -f "$top/md-raid5x.ko" ]; then
 	ko=$top/md-raid5x.ko
 fi
 if [ -n "$ko" ]; then
