@@ -129,8 +129,14 @@ for f in "${sel[@]}"; do
 	nnot=$(grep -cE '^not ok [0-9]+ ' <<<"$body" || true)
 	plan=$(sed -n 's/^1\.\.\([0-9][0-9]*\)$/\1/p' <<<"$body" | head -n 1)
 	# show each failed assertion with its diagnostics
-	awk '/^not ok [0-9]+ /{p=1; print "  " $0; next} p && /^# /{print "    " $0; next} {p=0}' \
-		<<<"$body"
+	# (the "# " diagnostics just before and after it)
+	awk '/^# / { if (p) print "    " $0; else if (!/^# took /) buf[n++ % 8] = $0; next }
+		/^not ok [0-9]+ / {
+			print "  " $0
+			for (i = (n > 8 ? n - 8 : 0); i < n; i++) print "    " buf[i % 8]
+			p = 1; n = 0; next
+		}
+		{ p = 0; n = 0 }' <<<"$body"
 	passed=$((passed + nok))
 	failed=$((failed + nnot))
 	case $st in

@@ -22,26 +22,27 @@ geometries=(
 	"5 512 right-asymmetric"
 	"3 128 parity-last"
 )
-member_mb=32
-tap_plan $((${#geometries[@]} * 7))
+member_mb=20
+tap_plan $((${#geometries[@]} * 10))
 load_md
 
-head -c 24M /dev/urandom >/tmp/pat-a
-head -c 24M /dev/urandom >/tmp/pat-b
+head -c $((12 << 20)) /dev/urandom >/tmp/pat-a
+head -c $((12 << 20)) /dev/urandom >/tmp/pat-b
 
 # write_pattern MD PATTERN SEED: deterministic-size writes of PATTERN data
-# and fio random data (seeded) to fixed regions of the first 60 MiB.
+# and fio random data (seeded) to fixed regions of the first 30 MiB.
 write_pattern() {
-	local md=$1 pat=$2 seed=$3
-	dd if="$pat" of="$md" bs=1M count=24 oflag=direct conv=notrunc status=none &&
-		dd if="$pat" of="$md" bs=12k count=1000 seek=2051 oflag=direct \
+	local md pat=$2 seed=$3
+	md=$(md_dev "$1")
+	dd if="$pat" of="$md" bs=1M count=12 oflag=direct conv=notrunc status=none &&
+		dd if="$pat" of="$md" bs=12k count=340 seek=1100 oflag=direct \
 			conv=notrunc status=none &&
 		fio --eta=never --output=/dev/null --name=odd --filename="$md" \
 			--rw=randwrite --bsrange=512-64k --bs_unaligned=1 \
-			--offset=40M --size=12M --randseed="$seed" --end_fsync=1 &&
+			--offset=18M --size=6M --randseed="$seed" --end_fsync=1 &&
 		fio --eta=never --output=/dev/null --name=small --filename="$md" \
 			--rw=randwrite --bs=4k --direct=1 --ioengine=libaio \
-			--iodepth=16 --offset=52M --size=8M --randseed="$seed" &&
+			--iodepth=16 --offset=26M --size=4M --randseed="$seed" &&
 		sync
 }
 
@@ -61,6 +62,13 @@ assemble_same_sha() {
 	assemble_raid456 "$md" "$@" && same_sha "$md" "$want"
 }
 
+# overwrite MD SEED: 20K writes at an odd offset, then a new pattern.
+overwrite() {
+	dd if=/tmp/pat-a of="$(md_dev "$1")" bs=20k count=200 seek=333 \
+		oflag=direct conv=notrunc status=none &&
+		write_pattern "$1" /tmp/pat-b "$2"
+}
+
 i=0
 for g in "${geometries[@]}"; do
 	read -r n chunk layout <<<"$g"
@@ -71,14 +79,15 @@ for g in "${geometries[@]}"; do
 
 	tap_check "$tag: takeover of a new array to raid5x" to_raid5x md0
 	l1=$(md_level md0)
-	write_pattern md0 /tmp/pat-a "$i"
+	tap_check "$tag: write pattern under $l1" write_pattern md0 /tmp/pat-a "$i"
 	h1=$(md_sha256 md0)
 	stop_array md0
 	tap_check "$tag: written under $l1, read under raid456: same sha256" \
 		assemble_same_sha md0 "$h1" "${devs[@]}"
 	tap_check "$tag: raid456 parity check after $l1 writes" check_parity md0
 
-	write_pattern md0 /tmp/pat-b "$((i + 10))"
+	tap_check "$tag: write pattern under $(md_level md0)" \
+		write_pattern md0 /tmp/pat-b "$((i + 10))"
 	h2=$(md_sha256 md0)
 	tap_check "$tag: takeover raid456 -> raid5x with data" to_raid5x md0
 	tap_check "$tag: written under raid456, read under $(md_level md0): same sha256" \
@@ -86,9 +95,7 @@ for g in "${geometries[@]}"; do
 
 	# partial overwrite after the takeover (read-modify-write paths)
 	l3=$(md_level md0)
-	dd if=/tmp/pat-a of=/dev/md0 bs=20k count=200 seek=333 oflag=direct \
-		conv=notrunc status=none
-	write_pattern md0 /tmp/pat-b "$((i + 20))"
+	tap_check "$tag: partial overwrite under $l3" overwrite md0 "$((i + 20))"
 	h3=$(md_sha256 md0)
 	stop_array md0
 	tap_check "$tag: overwritten under $l3, read under raid456: same sha256" \

@@ -11,7 +11,7 @@
 tap_plan 9
 load_md
 
-read -r -a devs <<<"$(make_members 4 64)"
+read -r -a devs <<<"$(make_members 4 40)"
 create_raid5 md0 4 64 left-symmetric "${devs[@]}"
 tap_check "takeover to raid5x" to_raid5x md0
 lvl=$(md_level md0)
