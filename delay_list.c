@@ -16,9 +16,11 @@
  *    of the stripe; any other partial stripe is eligible at once.  REQ_SYNC
  *    plays no part: O_DIRECT writes get the same treatment (seed 001).
  *  - Nothing else in progress: when every active stripe is parked on the
- *    delayed list, no bio in flight can complete them, so waiting longer
- *    only adds latency (a queue-depth-1 writer): they are eligible.
- *  - Pressure: when submitters sleep for free stripes, or under quiesce,
+ *    delayed list, no stripe in flight can complete them; with a single
+ *    write bio in flight (a queue-depth-1 writer) they are eligible at
+ *    once, otherwise after R5X_STALL_GRACE without any progress.
+ *  - Pressure: when submitters sleep for free stripes and the stripes in
+ *    flight will not free a wake-up batch by themselves, or under quiesce,
  *    delayed stripes are eligible regardless of age, so nothing starves.
  * A delayed stripe that receives the rest of its data leaves the delayed
  * list through the normal path and is written without any read.
@@ -100,14 +102,43 @@ void r5x_delay_arm(struct r5x_conf *conf, struct r5x_stripe *sh)
 	}
 }
 
+/*
+ * Every active stripe is parked on the delayed list: no stripe in flight
+ * can complete them.  A lone writer (one write bio in flight, a queue depth
+ * of one) will not send the rest before this bio completes: release now.
+ * With several bios in flight the submitter may be about to refill its
+ * queue after reaping completions, so wait a jiffy for that first.
+ */
+static bool stall_expired(struct r5x_conf *conf, int busy)
+{
+	if (busy || list_empty(&conf->delayed)) {
+		conf->stall_since = 0;
+		return false;
+	}
+	if (atomic_read(&conf->writes_in_flight) <= 1)
+		return true;
+	if (!conf->stall_since) {
+		conf->stall_since = jiffies ?: 1;
+		mod_timer(&conf->delay_timer, jiffies + R5X_STALL_GRACE);
+		return false;
+	}
+	return time_after_eq(jiffies, conf->stall_since + R5X_STALL_GRACE);
+}
+
 /* Move a bounded batch of eligible delayed stripes to the hold list. */
 void r5x_activate_delayed(struct r5x_conf *conf)
 {
 	struct r5x_stripe *sh, *tmp;
 	int budget = conf->tun.preread_batch - conf->preread_active;
-	bool pressure = conf->waiters > 0 || conf->quiesce ||
-		(conf->nr_stripes - conf->active_stripes) < conf->max_nr_stripes / 8;
-	bool stalled = conf->active_stripes == conf->nr_delayed;
+	/*
+	 * Stripes that are neither delayed nor on a plug will go idle by
+	 * themselves; only when those cannot satisfy a sleeping submitter's
+	 * batch must delayed stripes be pushed out to free the cache.
+	 */
+	int busy = conf->active_stripes - conf->nr_delayed;
+	bool pressure = conf->quiesce ||
+		(conf->waiters && busy < r5x_wake_batch(conf));
+	bool stalled = stall_expired(conf, busy);
 	unsigned long next = 0;
 
 	lockdep_assert_held(&conf->lock);

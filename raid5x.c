@@ -32,6 +32,41 @@ struct r5x_aread {
 
 static struct bio_set r5x_aread_set;
 
+/* A write bio, cloned so raid5x sees when the whole of it has completed. */
+struct r5x_wbio {
+	struct r5x_conf *conf;
+	struct bio *orig;
+	struct bio clone;	/* must be last: bioset front_pad */
+};
+
+static struct bio_set r5x_wbio_set;
+
+static void write_clone_endio(struct bio *clone)
+{
+	struct r5x_wbio *wb = container_of(clone, struct r5x_wbio, clone);
+	struct bio *orig = wb->orig;
+
+	if (clone->bi_status)
+		orig->bi_status = clone->bi_status;
+	atomic_dec(&wb->conf->writes_in_flight);
+	bio_put(clone);
+	bio_endio(orig);
+}
+
+/* Wrap write @bi in a clone whose completion keeps writes_in_flight. */
+static struct bio *track_write(struct r5x_conf *conf, struct bio *bi)
+{
+	struct bio *clone = bio_alloc_clone(bi->bi_bdev, bi, GFP_NOIO,
+					    &r5x_wbio_set);
+	struct r5x_wbio *wb = container_of(clone, struct r5x_wbio, clone);
+
+	wb->conf = conf;
+	wb->orig = bi;
+	clone->bi_end_io = write_clone_endio;
+	atomic_inc(&conf->writes_in_flight);
+	return clone;
+}
+
 struct md_rdev *r5x_get_rdev(struct r5x_conf *conf, int disk, bool for_write)
 {
 	struct md_rdev *rdev;
@@ -233,6 +268,8 @@ static bool raid5x_make_request(struct mddev *mddev, struct bio *bi)
 	if (write && !md_write_start(mddev, bi))
 		return false;
 	md_account_bio(mddev, &bi);
+	if (write)
+		bi = track_write(conf, bi);
 	submit_to_stripes(conf, bi, write, 0);
 	if (write)
 		md_write_end(mddev);
@@ -667,15 +704,21 @@ static int __init raid5x_init(void)
 			  offsetof(struct r5x_aread, clone), 0);
 	if (err)
 		return err;
-	err = r5x_bref_pool_init();
+	err = bioset_init(&r5x_wbio_set, BIO_POOL_SIZE,
+			  offsetof(struct r5x_wbio, clone), 0);
 	if (err)
 		goto out_bioset;
+	err = r5x_bref_pool_init();
+	if (err)
+		goto out_wbioset;
 	err = register_md_personality(&raid5x_personality);
 	if (err)
 		goto out_pool;
 	return 0;
 out_pool:
 	r5x_bref_pool_exit();
+out_wbioset:
+	bioset_exit(&r5x_wbio_set);
 out_bioset:
 	bioset_exit(&r5x_aread_set);
 	return err;
@@ -685,6 +728,7 @@ static void __exit raid5x_exit(void)
 {
 	unregister_md_personality(&raid5x_personality);
 	r5x_bref_pool_exit();
+	bioset_exit(&r5x_wbio_set);
 	bioset_exit(&r5x_aread_set);
 }
 

@@ -79,7 +79,7 @@
 /* stripe cache size: raid5's range and default */
 #define R5X_MIN_STRIPES		17
 #define R5X_MAX_STRIPES		32768
-#define R5X_DEFAULT_STRIPES	256
+#define R5X_DEFAULT_STRIPES	1024	/* raid5: 256; see README */
 
 /* Per-member buffer state of one stripe (dev->flags bits). */
 enum r5x_dev_flags {
@@ -198,6 +198,7 @@ struct r5x_conf {
 	wait_queue_head_t wait_for_quiesce;	/* quiesce state changes */
 	atomic_t aligned_reads;		/* direct member reads in flight */
 	atomic_t writes_in_flight;	/* array write bios not completed */
+	unsigned long stall_since;	/* jiffies all active stripes were delayed, or 0 */
 	struct bio_list retry_reads;	/* failed direct reads, under lock */
 	struct work_struct retry_work;	/* sends them through the cache */
 	bool sb_blocked;		/* degraded write waits for md's superblock */

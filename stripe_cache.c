@@ -64,7 +64,7 @@ static struct r5x_stripe *alloc_stripe(struct r5x_conf *conf, gfp_t gfp)
 }
 
 /* Number of idle stripes at which sleeping submitters are woken. */
-static int wake_batch(struct r5x_conf *conf)
+int r5x_wake_batch(struct r5x_conf *conf)
 {
 	return max(1, conf->max_nr_stripes * conf->tun.wake_batch_pct / 100);
 }
@@ -256,7 +256,7 @@ struct r5x_stripe *r5x_get_stripe(struct r5x_conf *conf, sector_t sector,
 		conf->waiters++;
 		r5x_wake_thread(conf);
 		wait_event_lock_irq(conf->wait_for_stripe,
-				    idle_stripes(conf) >= wake_batch(conf) ||
+				    idle_stripes(conf) >= r5x_wake_batch(conf) ||
 				    conf->quiesce || !conf->active_stripes,
 				    conf->lock);
 		conf->waiters--;
@@ -288,7 +288,7 @@ void __r5x_release_stripe(struct r5x_conf *conf, struct r5x_stripe *sh)
 	conf->active_stripes--;
 	if (conf->nr_stripes > conf->max_nr_stripes)
 		r5x_wake_thread(conf);	/* it shrinks the pool */
-	if (conf->waiters && idle_stripes(conf) >= wake_batch(conf)) {
+	if (conf->waiters && idle_stripes(conf) >= r5x_wake_batch(conf)) {
 		r5x_count(conf, wakeups, 1);
 		wake_up(&conf->wait_for_stripe);
 	}

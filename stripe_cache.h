@@ -23,5 +23,6 @@ void r5x_release_stripe(struct r5x_stripe *sh);
 void __r5x_release_stripe(struct r5x_conf *conf, struct r5x_stripe *sh);
 struct r5x_stripe *r5x_next_stripe(struct r5x_conf *conf);
 void r5x_wake_thread(struct r5x_conf *conf);
+int r5x_wake_batch(struct r5x_conf *conf);
 
 #endif /* RAID5X_STRIPE_CACHE_H */
