@@ -31,8 +31,8 @@
 #
 # exit status: 0  verdict PASS and a clean kernel log
 #              1  verdict FAIL (the guest script failed)
-#              2  kernel log shows a splat (WARNING:, BUG:, lockdep, ...),
-#                 whatever the verdict
+#              2  kernel log shows a splat (WARNING:, BUG:, lockdep, ...)
+#                 or a failed KUnit case ("not ok N"), whatever the verdict
 #              3  timeout, or the guest died without a verdict (panic)
 #              64 usage or host-side setup error
 # Environment: GUEST_QUIET=1 is --quiet, GUEST_HUNG_S=N is --hung N; BUILD
@@ -284,7 +284,7 @@ mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 # a task stuck in D state for GUEST_HUNG_S seconds panics the guest (its
 # stack is printed first): a hang fails fast instead of at --timeout
 echo "$GUEST_HUNG_S" >/proc/sys/kernel/hung_task_timeout_secs 2>/dev/null &&
-	echo 1 >/proc/sys/kernel/hung_task_panic
+	echo 1 2>/dev/null >/proc/sys/kernel/hung_task_panic
 kv=$(uname -r)
 if [ ! -e "/lib/modules/$kv" ]; then
 	for d in /lib/modules/*; do
@@ -459,6 +459,11 @@ for p in "${splat_patterns[@]}"; do
 		[ "$status" = 3 ] || status=2
 	fi
 done
+# KUnit (KTAP in the kernel log): any failed test case fails the run
+if line=$(grep -E -m 1 '^\[ *[0-9]+\.[0-9]+\] +(# )?not ok [0-9]+ ' "$klog"); then
+	echo "guest.sh: $name: KUnit failure in the kernel log: $line" >&2
+	[ "$status" = 3 ] || status=2
+fi
 if [ "$status" = 0 ]; then
 	echo "guest.sh: $name: PASS in $elapsed s"
 else
