@@ -250,6 +250,26 @@ fallback:
 	return false;
 }
 
+/*
+ * A read crossing a chunk boundary on a healthy array: split off the part
+ * up to the boundary (it can go straight to one member) and send the rest
+ * back through md, which calls us again for it.
+ */
+static struct bio *split_read_at_chunk(struct r5x_conf *conf, struct bio *bi)
+{
+	unsigned int chunk = conf->geom.chunk_sectors;
+	sector_t start = bi->bi_iter.bi_sector;
+	unsigned int sectors = chunk - (start & (chunk - 1));
+	struct bio *split;
+
+	if (conf->mddev->degraded || bio_sectors(bi) <= sectors)
+		return bi;
+	split = bio_split(bi, sectors, GFP_NOIO, &conf->mddev->bio_set);
+	bio_chain(split, bi);
+	submit_bio_noacct(bi);
+	return split;
+}
+
 static bool raid5x_make_request(struct mddev *mddev, struct bio *bi)
 {
 	struct r5x_conf *conf = mddev->private;
@@ -263,8 +283,11 @@ static bool raid5x_make_request(struct mddev *mddev, struct bio *bi)
 		bio_endio(bi);
 		return true;
 	}
-	if (!write && read_aligned(conf, &bi))
-		return true;
+	if (!write) {
+		bi = split_read_at_chunk(conf, bi);
+		if (read_aligned(conf, &bi))
+			return true;
+	}
 	if (write && !md_write_start(mddev, bi))
 		return false;
 	md_account_bio(mddev, &bi);
