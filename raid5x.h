@@ -130,6 +130,7 @@ enum r5x_stripe_state {
 	R5X_STRIPE_ON_PLUG,	/* referenced by a plug list */
 	R5X_STRIPE_SYNC,	/* resync/check/recovery requested */
 	R5X_STRIPE_SYNC_WRITING, /* sync request's member writes in flight */
+	R5X_STRIPE_SYNC_FRESH,	/* sync request dropped cached pages to re-read */
 	R5X_STRIPE_SEQ,		/* last write bio was part of a sequential stream */
 };
 

@@ -403,6 +403,14 @@ static void plan_sync(struct r5x_stripe *sh, struct r5x_plan *p)
 	    test_bit(R5X_STRIPE_SYNC_WRITING, &sh->state) ||
 	    r5x_stripe_write_pending(sh))
 		return;
+	/* check what is on the members, not what the cache remembers */
+	if (sh->sync_mode != R5X_SYNC_RECOVER &&
+	    !test_and_set_bit(R5X_STRIPE_SYNC_FRESH, &sh->state)) {
+		int i;
+
+		for (i = 0; i < sh->conf->geom.raid_disks; i++)
+			clear_bit(R5X_DEV_UPTODATE, &sh->dev[i].flags);
+	}
 	if (want_all_but(sh, p, skip))
 		return;
 	p->sync_now = true;
@@ -497,6 +505,7 @@ static unsigned long run_sync(struct r5x_stripe *sh, struct r5x_plan *p)
 
 static void finish_sync(struct r5x_stripe *sh, bool ok)
 {
+	clear_bit(R5X_STRIPE_SYNC_FRESH, &sh->state);
 	clear_bit(R5X_STRIPE_SYNC, &sh->state);
 	md_done_sync(sh->conf->mddev, R5X_STRIPE_SECTORS, ok);
 }
