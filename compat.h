@@ -17,7 +17,4 @@
 
 #include "md.h"
 
-/* md_personality.make_request returns bool since 5.16. */
-typedef bool r5x_make_request_ret;
-
 #endif /* RAID5X_COMPAT_H */

@@ -26,6 +26,7 @@
 #include "parity.h"
 #include "stripe_cache.h"
 #include "delay_list.h"
+#include "policy.h"
 
 #define FULL_MASK	((u8)((1u << R5X_STRIPE_SECTORS) - 1))
 
@@ -266,33 +267,6 @@ static void plan_reads(struct r5x_stripe *sh, struct r5x_plan *p)
 	}
 }
 
-/* Count the member reads a write method needs; -1 if it cannot work. */
-static int write_reads(struct r5x_stripe *sh, struct r5x_plan *p, bool rmw,
-		       unsigned long *want)
-{
-	int i, n = 0;
-
-	*want = 0;
-	for (i = 0; i < sh->conf->geom.raid_disks; i++) {
-		struct r5x_dev *dev = &sh->dev[i];
-		bool need;
-
-		if (i == sh->pd_idx)
-			need = rmw;
-		else if (rmw)
-			need = !blist_empty(&dev->towrite);
-		else
-			need = dev->wmask != FULL_MASK;
-		if (!need || dev_uptodate(sh, p, i))
-			continue;
-		if (dev_failed(sh, i))
-			return -1;
-		*want |= BIT(i);
-		n++;
-	}
-	return n;
-}
-
 /* rmw is unsafe where parity may not yet match data (not resynced yet). */
 static bool rmw_allowed(struct r5x_stripe *sh)
 {
@@ -320,16 +294,22 @@ static void drain_writes(struct r5x_stripe *sh, struct r5x_plan *p)
 static void plan_writes(struct r5x_stripe *sh, struct r5x_plan *p)
 {
 	struct r5x_conf *conf = sh->conf;
-	unsigned long rmw_want, rcw_want, want;
-	int i, rmw, rcw, full = 1;
+	struct r5x_wstate d[R5X_MAX_DISKS];
+	struct r5x_wchoice c;
+	int i, full = 1;
 	bool has_write = false;
 
 	for (i = 0; i < conf->geom.raid_disks; i++) {
+		struct r5x_dev *dev = &sh->dev[i];
+
+		d[i].uptodate = dev_uptodate(sh, p, i);
+		d[i].failed = dev_failed(sh, i);
+		d[i].written = !blist_empty(&dev->towrite);
+		d[i].overwrite = dev->wmask == FULL_MASK;
 		if (i == sh->pd_idx)
 			continue;
-		if (!blist_empty(&sh->dev[i].towrite))
-			has_write = true;
-		if (sh->dev[i].wmask != FULL_MASK)
+		has_write |= d[i].written;
+		if (!d[i].overwrite)
 			full = 0;
 	}
 	if (!has_write)
@@ -340,51 +320,20 @@ static void plan_writes(struct r5x_stripe *sh, struct r5x_plan *p)
 		conf->sb_blocked = true;
 		return;
 	}
-
-	if (p->failed && p->failed_num == sh->pd_idx) {
-		/* no parity to keep: partial pages still need their old data */
-		p->no_parity = true;
-		rcw = 0;
-		rcw_want = 0;
-		for (i = 0; i < conf->geom.raid_disks; i++) {
-			struct r5x_dev *dev = &sh->dev[i];
-
-			if (i != sh->pd_idx && !blist_empty(&dev->towrite) &&
-			    dev->wmask != FULL_MASK && !dev_uptodate(sh, p, i)) {
-				rcw_want |= BIT(i);
-				rcw++;
-			}
-		}
-		rmw = -1;
-	} else {
-		rmw = rmw_allowed(sh) ? write_reads(sh, p, true, &rmw_want) : -1;
-		rcw = write_reads(sh, p, false, &rcw_want);
-		if (rcw < 0) {
-			/* a failed member's old data is needed: rebuild it first */
-			if (!plan_compute(sh, p, p->failed_num)) {
-				rcw = hweight_long(p->want_read);
-				rcw_want = p->want_read;
-			} else {
-				rcw = write_reads(sh, p, false, &rcw_want);
-			}
-		}
-	}
-	if (rmw >= 0 && rmw < rcw) {
-		p->rmw = true;
-		want = rmw_want;
-	} else {
-		p->rmw = false;
-		want = rcw_want;
-	}
-	if (want) {
+	r5x_choose_write(d, conf->geom.raid_disks, sh->pd_idx, rmw_allowed(sh), &c);
+	if (c.want) {
 		if (test_bit(R5X_STRIPE_PREREAD_ACTIVE, &sh->state)) {
-			p->want_read |= want;
-			r5x_count(conf, preread_blocks, hweight_long(want));
+			p->want_read |= c.want;
+			r5x_count(conf, preread_blocks, hweight_long(c.want));
 		} else {
 			r5x_delay_stripe(conf, sh);
 		}
 		return;
 	}
+	if (c.compute >= 0)
+		p->compute = c.compute;
+	p->rmw = c.rmw;
+	p->no_parity = c.no_parity;
 	if (full)
 		r5x_count(conf, full_stripes, 1);
 	else if (p->rmw)
