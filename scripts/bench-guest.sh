@@ -1,0 +1,666 @@
+#!/bin/bash
+# shellcheck source-path=SCRIPTDIR
+# bench-guest.sh: the guest half of the side-by-side benchmark (run as /run.sh
+# by scripts/guest.sh, started by scripts/bench.sh; not meant to be run alone).
+#
+# usage: /run.sh KEY=VALUE...  (defaults in parentheses)
+#   mode=suite|hunt        suite: the job table below; hunt: counter-example
+#                          matrix (suite)
+#   members=N chunk=KB size=MB   geometry of every suite array (4 512 400)
+#   reps=N                 suite repetitions (3)
+#   jobs=A,B,...|all       suite jobs (all); see job_opts for the names
+#   arrays=raid456,raid5x,raid0  arrays per job, interleaved in this order,
+#                          rotated by one each rep
+#   io=MB                  bytes per sequential job (128); random jobs do
+#                          io/4, the ext4 job copies a tree of ~0.9*io MB
+#                          into a file system of 3*io MB
+#   region=MB              random jobs' region (256, capped at 90% of the array)
+#   check=raid5x|all|none  parity check (md sync_action "check" limited to the
+#                          written region by sync_min/sync_max) after raid5x
+#                          runs only, after raid456 and raid5x runs, or never
+#                          (raid5x). Every run also gets a data check (below).
+#   dirty=MB               vm.dirty_bytes (background: a quarter) so that
+#                          buffered writes stream like a long dd (64; 0 keeps
+#                          the kernel defaults)
+#   tune=NAME:VAL,...      raid5x sysfs tunables set after takeover
+#                          (stripe_cache_size is also set on raid456)
+#   hunt_members=3,4,6 hunt_chunks=64,512 hunt_size=MB (160) hunt_region=MB
+#   (256) hunt_runtime=S (3) hunt_reps=N (2) hunt_cells=RW:BS:QD,...
+#                          (RW seq|rand, BS like 4k/64k/1m or fs = one full
+#                          stripe, QD the libaio depth)
+#
+# Every suite run uses FRESH members (sparse files on tmpfs, loop devices)
+# and a fresh array: raid456 = mdadm --level=5 (left-symmetric, v1.2, no
+# bitmap, --assume-clean); raid5x = the same, then "raid5x" > md/level;
+# raid0 = mdadm --level=0 over members-1 devices (the same data capacity, no
+# parity: the ceiling). A run's numbers count only if the data check passed:
+# fio verify_only replay of the written region (every write carries
+# verify_pattern=%o, i.e. its own offset), for the read job a replay of its
+# prefill, for ext4 e2fsck -fn plus md5sum -c of the copied tree; plus the
+# parity check above.
+#
+# Output: per run one JSON line (fio JSON, member sectors read/written from
+# /sys/block/loopN/stat fields 3 and 7 before/after, raid5x_counters
+# before/after, verification) sent with emit_out (base64) inside the console
+# log, and a progress line "@@BENCH [i/n] ARRAY JOB rep R: X MiB/s".
+# shellcheck source=../tests/lib/guest-lib.sh
+. /lib/guest-lib.sh
+
+mode=suite members=4 chunk=512 size=400 reps=3 jobs=all
+arrays=raid456,raid5x,raid0 io=128 region=256 check=raid5x dirty=64 tune=""
+hunt_members=3,4,6 hunt_chunks=64,512 hunt_size=160 hunt_region=256
+hunt_runtime=3 hunt_reps=2
+hunt_cells=seq:4k:32,seq:64k:1,seq:64k:32,seq:1m:1,seq:1m:8,seq:fs:1,seq:fs:8,rand:4k:1,rand:4k:32,rand:64k:8
+all_jobs=seq-write-2M-buffered,seq-write-fullstripe,seq-write-1M,seq-write-64K,seq-write-100K,rand-write-4K,rand-rw-70-30-4K,seq-read-8K-x4,ext4-copy
+
+for a in "$@"; do
+	k=${a%%=*} v=${a#*=}
+	case $k in
+	mode | members | chunk | size | reps | jobs | arrays | io | region | check | dirty | tune | \
+		hunt_members | hunt_chunks | hunt_size | hunt_region | hunt_runtime | hunt_reps | hunt_cells)
+		printf -v "$k" '%s' "$v" ;;
+	*) echo "bench-guest: unknown argument $a" >&2; exit 64 ;;
+	esac
+done
+[ "$jobs" = all ] && jobs=$all_jobs
+
+W=/tmp/bench          # work directory (records, fio files)
+TREE=/tmp/bench-tree  # source tree of the ext4 job
+MNT=/mnt/bench
+mkdir -p "$W" "$MNT"
+T_START=$EPOCHREALTIME
+
+# ---- small helpers ---------------------------------------------------------
+
+say() { echo "@@BENCH $*"; }
+secs() { awk -v a="$1" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.3f", b - a }'; }
+# jstr S: S as a JSON string
+jstr() {
+	local str=${1//\\/\\\\}
+	str=${str//\"/\\\"}
+	str=${str//$'\n'/\\n}
+	str=${str//$'\t'/ }
+	str=${str//$'\r'/}
+	printf '"%s"' "$str"
+}
+# jkv K V ...: a JSON object from key/value pairs; values that look like
+# JSON numbers, objects, arrays, true/false/null are copied, others quoted.
+jkv() {
+	local out="" k v sep=""
+	while [ $# -ge 2 ]; do
+		k=$1 v=$2
+		shift 2
+		if [[ $v =~ ^-?[0-9]+(\.[0-9]+)?$ || $v =~ ^[\{\[] || $v == true || $v == false || $v == null ]]; then
+			out+="$sep$(jstr "$k"):$v"
+		else
+			out+="$sep$(jstr "$k"):$(jstr "$v")"
+		fi
+		sep=,
+	done
+	printf '{%s}' "$out"
+}
+# kv_file_json FILE: a JSON object from "name value" lines
+kv_file_json() {
+	awk 'BEGIN { printf "{" } NF >= 2 { printf "%s\"%s\":%s", s, $1, $2; s = "," } END { printf "}" }' "$1"
+}
+# counters_json MD: raid5x_counters as JSON, null when not raid5x
+counters_json() {
+	local f
+	f=$(md_sys "$1")/raid5x_counters
+	if [ -r "$f" ]; then kv_file_json "$f"; else printf null; fi
+}
+# tunables_json MD: the array's stripe cache and raid5x tunables
+tunables_json() {
+	local sys n out="" sep=""
+	sys=$(md_sys "$1")
+	for n in stripe_cache_size preread_bypass_threshold preread_batch seq_delay_ms \
+		wake_batch_pct group_thread_cnt skip_copy rmw_level; do
+		[ -r "$sys/$n" ] || continue
+		out+="$sep\"$n\":\"$(cat "$sys/$n" 2>/dev/null)\""
+		sep=,
+	done
+	printf '{%s}' "$out"
+}
+# stats_json DEVS...: [sectors_read, sectors_written] summed over members
+stats_json() {
+	local s
+	s=$(member_stats "$@") || { printf null; return; }
+	printf '[%s,%s]' "${s% *}" "${s#* }"
+}
+# fio_json_line FILE: fio's JSON output on one line (leading noise dropped)
+fio_json_line() {
+	awk 'f || /^\{/ { f = 1; sub(/^[ \t]+/, ""); printf "%s", $0 }' "$1"
+}
+# fio_mibs JSONLINE: total bandwidth (read+write) in MiB/s
+fio_mibs() {
+	{ grep -o '"bw_bytes" *: *[0-9]*' <<<"$1" || true; } |
+		awk -F: '{ s += $2 } END { printf "%.1f", s / 1048576 }'
+}
+# emit_record JSON: send one JSON line to the host
+emit_record() {
+	printf '%s\n' "$1" >"$W/rec.json"
+	emit_out "$W/rec.json" b64
+}
+roundown() { echo $(($1 / $2 * $2)); }
+
+# ---- arrays --------------------------------------------------------------
+
+ARR_DEVS=()     # member devices of the array set up last
+ARR_MEMDIR=""   # their backing files
+ARR_ERR=""      # why setup failed
+# setup_array KIND MD N CHUNK_KB SIZE_MB: fresh members + array; sets ARR_*.
+setup_array() {
+	local kind=$1 md=$2 n=$3 ck=$4 sz=$5 devs nd t
+	ARR_MEMDIR=/tmp/members-$md ARR_ERR="" ARR_DEVS=()
+	rm -rf "$ARR_MEMDIR"
+	nd=$n
+	[ "$kind" = raid0 ] && nd=$((n - 1))
+	devs=$(GL_MEMBER_DIR=$ARR_MEMDIR make_members "$nd" "$sz") ||
+		{ ARR_ERR="make_members failed"; return 1; }
+	read -r -a ARR_DEVS <<<"$devs"
+	case $kind in
+	raid456 | raid5x)
+		create_raid5 "$md" "$n" "$ck" left-symmetric "${ARR_DEVS[@]}" ||
+			{ ARR_ERR="mdadm --create level 5 failed"; return 1; }
+		if [ "$kind" = raid5x ]; then
+			to_raid5x "$md" || { ARR_ERR="takeover to raid5x failed"; return 1; }
+		fi
+		;;
+	raid0)
+		mdadm --create "/dev/$md" --run --quiet --level=0 --metadata=1.2 \
+			--chunk="$ck" --raid-devices="$nd" "${ARR_DEVS[@]}" ||
+			{ ARR_ERR="mdadm --create level 0 failed"; return 1; }
+		;;
+	*) ARR_ERR="unknown array kind $kind"; return 1 ;;
+	esac
+	apply_tune "$kind" "$md" || return 1
+	sysfs_write "$(md_sys "$md")/sync_speed_max" 2000000 || true
+	# let udev-less md settle: the device must be readable
+	for t in 1 2 3 4 5; do
+		blockdev --getsize64 "/dev/$md" >/dev/null 2>&1 && return 0
+		sleep "$t"
+	done
+	ARR_ERR="/dev/$md not ready"
+	return 1
+}
+# apply_tune KIND MD: tune=NAME:VAL,... on raid5x (stripe_cache_size on
+# raid456 too)
+apply_tune() {
+	local kind=$1 md=$2 item name val sys
+	[ -n "$tune" ] || return 0
+	sys=$(md_sys "$md")
+	for item in ${tune//,/ }; do
+		name=${item%%:*} val=${item#*:}
+		case $kind in
+		raid5x) ;;
+		raid456) [ "$name" = stripe_cache_size ] || continue ;;
+		*) continue ;;
+		esac
+		sysfs_write "$sys/$name" "$val" ||
+			{ ARR_ERR="cannot set $name=$val on $kind"; return 1; }
+	done
+}
+# teardown MD MEMDIR DEVS...: stop the array, detach and delete members.
+teardown() {
+	local md=$1 dir=$2 d
+	shift 2
+	grep -q " $MNT " /proc/mounts && umount "$MNT"
+	[ -e "/sys/block/$md/md" ] && { stop_array "$md" || true; }
+	for d in "$@"; do
+		losetup -d "$d" 2>/dev/null || true
+	done
+	rm -rf "$dir"
+}
+
+# parity_check MD BYTES: md "check" of the first BYTES of array data (all of
+# it when BYTES is 0 or covers the array), limited with sync_min/sync_max.
+# Prints "MISMATCH_CNT SECONDS"; fails if the check could not run.
+parity_check() {
+	local md=$1 bytes=$2 sys ndata cs comp max c t0 i=0
+	sys=$(md_sys "$md")
+	t0=$EPOCHREALTIME
+	wait_idle "$md" 60 >/dev/null || return 1
+	ndata=$(($(cat "$sys/raid_disks") - 1))
+	cs=$(($(cat "$sys/chunk_size") / 512))
+	comp=$(($(cat "$sys/component_size") * 2))
+	max=$(((bytes / 512 + ndata - 1) / ndata))
+	max=$(((max + cs - 1) / cs * cs))
+	if [ "$bytes" = 0 ] || [ "$max" -ge "$comp" ]; then
+		echo check >"$sys/sync_action" || return 1
+		wait_idle "$md" 1800 >/dev/null || return 1
+	else
+		echo 0 >"$sys/sync_min" && echo "$max" >"$sys/sync_max" || return 1
+		echo check >"$sys/sync_action" || return 1
+		while :; do
+			c=$(cat "$sys/sync_completed")
+			[ "$c" = none ] && break
+			[ "${c%% *}" -ge "$max" ] && break
+			sleep 0.2
+			i=$((i + 1))
+			[ "$i" -lt 9000 ] || { echo idle >"$sys/sync_action"; return 1; }
+		done
+		echo idle >"$sys/sync_action"
+		wait_idle "$md" 120 >/dev/null || return 1
+		echo 0 >"$sys/sync_min"
+		echo max >"$sys/sync_max"
+	fi
+	echo "$(cat "$sys/mismatch_cnt") $(secs "$t0")"
+}
+
+# ---- the suite's jobs ------------------------------------------------------
+
+FS_KB=0   # one full stripe of data, KiB
+ARR_BYTES=0
+# job_opts JOB MD: the timed fio job's options, one per line. Writes carry
+# verify_pattern=%o (each block holds its offset) for the replay check.
+job_opts() {
+	local job=$1 md=$2 io_b rnd_b reg_b
+	local cap=$((ARR_BYTES * 9 / 10 / 1048576 * 1048576))
+	io_b=$((io * 1048576))
+	reg_b=$((region * 1048576))
+	[ "$io_b" -le "$cap" ] || io_b=$cap
+	[ "$reg_b" -le "$cap" ] || reg_b=$cap
+	rnd_b=$((io_b / 4))
+	[ "$rnd_b" -le "$reg_b" ] || rnd_b=$reg_b
+	printf '%s\n' "filename=/dev/$md" randrepeat=1 randseed=4242 group_reporting=1 \
+		norandommap=0 thread=0
+	case $job in
+	seq-write-2M-buffered) # seed 000: dd bs=2M
+		printf '%s\n' rw=write bs=2M direct=0 ioengine=psync end_fsync=1 \
+			"size=$(roundown "$io_b" 2097152)" ;;
+	seq-write-fullstripe) # seed 001: O_DIRECT bs = chunk * (members-1)
+		printf '%s\n' rw=write "bs=${FS_KB}k" direct=1 ioengine=psync \
+			"size=$(roundown "$io_b" $((FS_KB * 1024)))" ;;
+	seq-write-1M)
+		printf '%s\n' rw=write bs=1M direct=1 ioengine=libaio iodepth=8 \
+			"size=$(roundown "$io_b" 1048576)" ;;
+	seq-write-64K)
+		printf '%s\n' rw=write bs=64k direct=1 ioengine=libaio iodepth=32 \
+			"size=$(roundown "$io_b" 65536)" ;;
+	seq-write-100K)
+		printf '%s\n' rw=write bs=100k direct=1 ioengine=libaio iodepth=8 \
+			"size=$(roundown "$io_b" 102400)" ;;
+	rand-write-4K)
+		printf '%s\n' rw=randwrite bs=4k direct=1 ioengine=libaio iodepth=32 \
+			"size=$reg_b" "io_size=$rnd_b" ;;
+	rand-rw-70-30-4K) # reads of never-written blocks read zeros (holes)
+		printf '%s\n' rw=randrw rwmixread=70 bs=4k direct=1 ioengine=libaio \
+			iodepth=16 "size=$reg_b" "io_size=$rnd_b" ;;
+	seq-read-8K-x4) # seed 003: 8K reads, qd64, 4 jobs, on prefilled data
+		printf '%s\n' rw=read bs=8k direct=1 ioengine=libaio iodepth=64 numjobs=4 \
+			"size=$((io_b / 4 / 8192 * 8192))" "offset_increment=$((io_b / 4 / 8192 * 8192))"
+		return ;;
+	prefill) # untimed: the read job's data (rounded up to full stripes)
+		local fsb=$((FS_KB * 1024)) rd=$((io_b / 4 / 8192 * 8192 * 4))
+		printf '%s\n' rw=write "bs=${FS_KB}k" direct=1 ioengine=libaio iodepth=4 \
+			"size=$(((rd + fsb - 1) / fsb * fsb))" ;;
+	*) return 1 ;;
+	esac
+	printf '%s\n' verify=pattern verify_pattern=%o do_verify=0
+}
+# job_region JOB: bytes of array data the job writes into (for the parity
+# check); 0 = the whole array
+job_region() {
+	local o
+	case $1 in
+	ext4-copy) echo $((EXT4_MB * 1048576)); return ;;
+	seq-read-8K-x4) o=$(job_opts prefill md0) ;;
+	*) o=$(job_opts "$1" md0) ;;
+	esac
+	grep '^size=' <<<"$o" | cut -d= -f2
+}
+# write_jobfile FILE JOB MD [verify]: a fio job file; "verify" makes the
+# replay check (O_DIRECT, verify_only, fatal)
+write_jobfile() {
+	local f=$1 job=$2 md=$3 phase=${4:-run}
+	{
+		echo "[$job]"
+		if [ "$phase" = verify ]; then
+			job_opts "$job" "$md" | sed -e '/^direct=/d' -e '/^do_verify=/d' \
+				-e '/^end_fsync=/d' -e '/^numjobs=/d'
+			printf '%s\n' direct=1 verify_only=1 do_verify=1 verify_fatal=1
+		else
+			job_opts "$job" "$md"
+		fi
+	} >"$f"
+}
+# fio_run JOBFILE OUT: fio, JSON output; fails on error
+fio_run() {
+	fio --eta=never --output-format=json --output="$2" "$1" >"$2.stderr" 2>&1
+}
+# fio_verify_pass JOBFILE: the replay check; prints a reason on failure
+fio_verify_pass() {
+	local out=$W/verify.log rc=0
+	fio --eta=never --output="$out" "$1" >"$out.stderr" 2>&1 || rc=$?
+	if [ "$rc" != 0 ] || grep -qE 'verify: bad|err= *[1-9]' "$out"; then
+		echo "fio verify_only rc=$rc: $(grep -m 3 -E 'verify|err=|fio:' "$out" "$out.stderr" | tr '\n' ' ' | cut -c1-400)"
+		return 1
+	fi
+}
+
+# gen_tree DIR MB: the ext4 job's source tree: 4 files of MB/8 MiB, MB/4
+# files of 1 MiB, MB*2 files of 64 KiB, MB*4 files of 4 KiB (about 0.94*MB
+# MiB); each file starts with its own name. Written by bash builtins (no fork
+# per file, it is TCG). Also writes DIR.md5.
+gen_tree() {
+	local dir=$1 mb=$2 s4 s64 s1m i d
+	rm -rf "$dir"
+	mkdir -p "$dir/big" "$dir/mid" "$dir/small"
+	head -c 3072 /dev/urandom | base64 -w 0 >"$W/seed4k"
+	s4=$(cat "$W/seed4k")
+	s64="" s1m=""
+	for ((i = 0; i < 16; i++)); do s64+=$s4; done
+	for ((i = 0; i < 16; i++)); do s1m+=$s64; done
+	for ((i = 0; i < 4; i++)); do
+		{
+			echo "big/f$i"
+			for ((d = 0; d < mb / 8; d++)); do printf '%s' "$s1m"; done
+		} >"$dir/big/f$i"
+	done
+	for ((i = 0; i < mb / 4; i++)); do
+		printf 'mid/f%s\n%s' "$i" "${s1m:0:1048000}" >"$dir/mid/f$i"
+	done
+	for ((i = 0; i < mb * 2; i++)); do
+		d=$dir/small/d$((i / 64))
+		[ -d "$d" ] || mkdir -p "$d"
+		printf 'small/f%s\n%s' "$i" "${s64:0:65000}" >"$d/m$i"
+	done
+	for ((i = 0; i < mb * 4; i++)); do
+		d=$dir/small/d$((i / 64))
+		[ -d "$d" ] || mkdir -p "$d"
+		printf 'small/s%s\n%s' "$i" "${s4:0:4000}" >"$d/s$i"
+	done
+	(cd "$dir" && find . -type f -print0 | xargs -0 md5sum) >"$dir.md5"
+}
+TREE_BYTES=0
+EXT4_MB=0  # the ext4 job's file system size: 3 x io, capped at 90% of the array
+
+# ---- one suite run ---------------------------------------------------------
+
+R_BEFORE="" R_AFTER="" R_CB="" R_CA="" R_FIO=null R_EXT4=null R_WALL=0 R_MIBS=0
+R_VER="" R_ERR="" T_SETUP=null T_PREP=null T_TEARDOWN=null
+# run_job JOB KIND MD: the timed part; fills R_*; fails with R_ERR
+run_job() {
+	local job=$1 kind=$2 md=$3 jf=$W/job.fio out=$W/fio.json t0 t1 rc
+	R_FIO=null R_EXT4=null R_ERR=""
+	t0=$EPOCHREALTIME
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
+	if [ "$job" = ext4-copy ]; then
+		mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0,nodiscard "/dev/$md" \
+			$((EXT4_MB * 1024)) >"$W/mkfs.log" 2>&1 || { R_ERR="mkfs.ext4 failed: $(tail -n 2 "$W/mkfs.log")"; return 1; }
+		mount -t ext4 "/dev/$md" "$MNT" || { R_ERR="mount failed"; return 1; }
+		sync
+		T_PREP=$(secs "$t0")
+		R_BEFORE=$(stats_json "${ARR_DEVS[@]}") R_CB=$(counters_json "$md")
+		t0=$EPOCHREALTIME
+		rc=0
+		cp -a "$TREE" "$MNT/" && sync || rc=$?
+		R_WALL=$(secs "$t0")
+		R_AFTER=$(stats_json "${ARR_DEVS[@]}") R_CA=$(counters_json "$md")
+		[ "$rc" = 0 ] || { R_ERR="cp/sync failed rc=$rc"; return 1; }
+		R_EXT4=$(jkv bytes "$TREE_BYTES" seconds "$R_WALL")
+		R_MIBS=$(awk -v b="$TREE_BYTES" -v s="$R_WALL" 'BEGIN { printf "%.1f", b / 1048576 / s }')
+		return 0
+	fi
+	if [ "$job" = seq-read-8K-x4 ]; then
+		write_jobfile "$W/prefill.fio" prefill "$md"
+		fio_run "$W/prefill.fio" "$W/prefill.json" ||
+			{ R_ERR="prefill fio failed: $(tail -n 3 "$W/prefill.json.stderr" | tr '\n' ' ')"; return 1; }
+		sync
+		echo 3 >/proc/sys/vm/drop_caches
+	fi
+	write_jobfile "$jf" "$job" "$md"
+	T_PREP=$(secs "$t0")
+	R_BEFORE=$(stats_json "${ARR_DEVS[@]}") R_CB=$(counters_json "$md")
+	t0=$EPOCHREALTIME
+	rc=0
+	fio_run "$jf" "$out" || rc=$?
+	t1=$EPOCHREALTIME
+	R_AFTER=$(stats_json "${ARR_DEVS[@]}") R_CA=$(counters_json "$md")
+	R_WALL=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')
+	if [ "$rc" != 0 ]; then
+		R_ERR="fio rc=$rc: $(cat "$out.stderr" "$out" 2>/dev/null | grep -v '^ *[{}"]' | tail -n 3 | tr '\n' ' ' | cut -c1-300)"
+		return 1
+	fi
+	R_FIO=$(fio_json_line "$out")
+	[ -n "$R_FIO" ] || { R_FIO=null; R_ERR="fio printed no JSON"; return 1; }
+	R_MIBS=$(fio_mibs "$R_FIO")
+}
+
+# verify_job JOB KIND MD: data check (+ parity check per check=); sets R_VER
+verify_job() {
+	local job=$1 kind=$2 md=$3 data=ok detail="" parity=skipped mm=null pc="" t0 status=ok
+	t0=$EPOCHREALTIME
+	case $job in
+	ext4-copy)
+		if ! umount "$MNT"; then
+			data=fail detail="umount failed"
+		elif ! e2fsck -fn "/dev/$md" >"$W/fsck.log" 2>&1; then
+			data=fail detail="e2fsck: $(tail -n 3 "$W/fsck.log" | tr '\n' ' ')"
+		else
+			echo 3 >/proc/sys/vm/drop_caches
+			if ! mount -t ext4 -o ro "/dev/$md" "$MNT"; then
+				data=fail detail="read-only mount failed"
+			elif ! (cd "$MNT/${TREE##*/}" && md5sum -c "$TREE.md5" >"$W/md5.log" 2>&1); then
+				data=fail detail="md5sum -c: $(grep -v ': OK$' "$W/md5.log" | head -n 3 | tr '\n' ' ')"
+			fi
+			umount "$MNT" 2>/dev/null || true
+		fi
+		;;
+	seq-read-8K-x4)
+		write_jobfile "$W/verify.fio" prefill "$md" verify
+		detail=$(fio_verify_pass "$W/verify.fio") || data=fail
+		;;
+	*)
+		write_jobfile "$W/verify.fio" "$job" "$md" verify
+		detail=$(fio_verify_pass "$W/verify.fio") || data=fail
+		;;
+	esac
+	if [ "$kind" != raid0 ] && { [ "$check" = all ] || { [ "$check" = raid5x ] && [ "$kind" = raid5x ]; }; }; then
+		if pc=$(parity_check "$md" "$(job_region "$job")"); then
+			mm=${pc% *}
+			if [ "$mm" = 0 ]; then parity=ok; else parity=fail; fi
+		else
+			parity=error mm=null
+		fi
+	fi
+	[ "$data" = ok ] || status=fail
+	case $parity in fail | error) status=fail ;; esac
+	R_VER=$(jkv status "$status" data "$data" parity "$parity" mismatch_cnt "$mm" \
+		parity_seconds "${pc#* }" seconds "$(secs "$t0")" detail "$detail")
+}
+
+run_suite() {
+	local ja aa njobs nar total idx=0 rep k job kind rot order v line geo lvl tun t0
+	IFS=, read -r -a ja <<<"$jobs"
+	IFS=, read -r -a aa <<<"$arrays"
+	njobs=${#ja[@]} nar=${#aa[@]}
+	total=$((njobs * nar * reps))
+	FS_KB=$((chunk * (members - 1)))
+	geo=$(jkv members "$members" chunk_kb "$chunk" member_mb "$size" full_stripe_kb "$FS_KB")
+	for job in "${ja[@]}"; do
+		case ",$all_jobs," in *",$job,"*) ;; *) echo "bench-guest: unknown job $job" >&2; exit 64 ;; esac
+		if [ "$job" = ext4-copy ] && [ "$TREE_BYTES" = 0 ]; then
+			t0=$EPOCHREALTIME
+			gen_tree "$TREE" "$io"
+			TREE_BYTES=$(find "$TREE" -type f -exec stat -c %s {} + | awk '{ s += $1 } END { print s }')
+			say "ext4 source tree: $TREE_BYTES bytes, $(find "$TREE" -type f | wc -l) files in $(secs "$t0") s"
+		fi
+	done
+	for ((rep = 1; rep <= reps; rep++)); do
+		for job in "${ja[@]}"; do
+			order=()
+			for ((k = 0; k < nar; k++)); do
+				rot=$(((k + rep - 1) % nar))
+				order+=("${aa[$rot]}")
+			done
+			for kind in "${order[@]}"; do
+				idx=$((idx + 1))
+				R_VER=null R_ERR="" R_FIO=null R_EXT4=null R_BEFORE=null R_AFTER=null R_CB=null R_CA=null
+				R_WALL=0 R_MIBS=0 T_SETUP=null T_PREP=null T_TEARDOWN=null
+				t0=$EPOCHREALTIME
+				if setup_array "$kind" md0 "$members" "$chunk" "$size"; then
+					T_SETUP=$(secs "$t0")
+					ARR_BYTES=$(blockdev --getsize64 /dev/md0)
+					EXT4_MB=$((io * 3))
+					[ "$EXT4_MB" -le $((ARR_BYTES * 9 / 10 / 1048576)) ] ||
+						EXT4_MB=$((ARR_BYTES * 9 / 10 / 1048576))
+					lvl=$(md_level md0) tun=$(tunables_json md0)
+					if run_job "$job" "$kind" md0; then
+						verify_job "$job" "$kind" md0
+					else
+						R_ERR=${R_ERR:-run failed}
+					fi
+				else
+					R_ERR="setup: $ARR_ERR" lvl=null tun=null ARR_BYTES=0
+				fi
+				t0=$EPOCHREALTIME
+				teardown md0 "$ARR_MEMDIR" "${ARR_DEVS[@]}"
+				T_TEARDOWN=$(secs "$t0")
+				emit_record "$(jkv type run mode suite idx "$idx" total "$total" array "$kind" \
+					job "$job" rep "$rep" geometry "$geo" level "$lvl" array_bytes "$ARR_BYTES" \
+					tunables "$tun" wall_s "$R_WALL" member_sectors_before "$R_BEFORE" \
+					member_sectors_after "$R_AFTER" counters_before "$R_CB" counters_after "$R_CA" \
+					verify "$R_VER" error "${R_ERR:-null}" ext4 "$R_EXT4" \
+					times "$(jkv setup "$T_SETUP" prepare "$T_PREP" teardown "$T_TEARDOWN")" \
+					fio "$R_FIO")"
+				if [ -n "$R_ERR" ]; then
+					line="ERROR: $R_ERR"
+				else
+					line="$R_MIBS MiB/s"
+					case $R_VER in
+					*'"status":"ok"'*) line+=" (verified)" ;;
+					*) line+=" -- VERIFY FAILED: $R_VER" ;;
+					esac
+				fi
+				say "[$idx/$total] $kind $job rep $rep: $line"
+			done
+		done
+	done
+}
+
+# ---- the counter-example hunt ---------------------------------------------
+
+# hunt_opts RW BS QD MD REGION_B: a time-based fio job
+hunt_opts() {
+	local rw=$1 bs=$2 qd=$3 md=$4 reg=$5
+	printf '%s\n' "filename=/dev/$md" direct=1 ioengine=libaio "iodepth=$qd" "bs=$bs" \
+		"size=$reg" time_based=1 "runtime=$hunt_runtime" randrepeat=1 randseed=4242 \
+		group_reporting=1
+	if [ "$rw" = seq ]; then echo rw=write; else echo rw=randwrite; fi
+}
+
+run_hunt() {
+	local ma ca cells m c cell rw bs qd fsb bsb reg total idx=0 rep k kind md
+	local devs456 devs5x dir456 dir5x bytes geo lvl out jf pc mm t0 cj i
+	IFS=, read -r -a ma <<<"$hunt_members"
+	IFS=, read -r -a ca <<<"$hunt_chunks"
+	IFS=, read -r -a cells <<<"$hunt_cells"
+	total=$((${#ma[@]} * ${#ca[@]} * ${#cells[@]} * 2 * hunt_reps))
+	for m in "${ma[@]}"; do
+		for c in "${ca[@]}"; do
+			fsb=$((c * 1024 * (m - 1)))
+			geo=$(jkv members "$m" chunk_kb "$c" member_mb "$hunt_size" full_stripe_kb $((fsb / 1024)))
+			# both arrays at once, so each cell alternates between them
+			setup_array raid456 md0 "$m" "$c" "$hunt_size" ||
+				{ say "ERROR: hunt m$m c$c raid456: $ARR_ERR"; exit 1; }
+			devs456=("${ARR_DEVS[@]}") dir456=$ARR_MEMDIR
+			setup_array raid5x md1 "$m" "$c" "$hunt_size" ||
+				{ say "ERROR: hunt m$m c$c raid5x: $ARR_ERR"; exit 1; }
+			devs5x=("${ARR_DEVS[@]}") dir5x=$ARR_MEMDIR
+			bytes=$(blockdev --getsize64 /dev/md0)
+			reg=$((hunt_region * 1048576))
+			[ "$reg" -le $((bytes * 9 / 10)) ] || reg=$((bytes * 9 / 10))
+			reg=$(roundown "$reg" "$fsb")
+			for ((rep = 1; rep <= hunt_reps; rep++)); do
+				for cell in "${cells[@]}"; do
+					IFS=: read -r rw bs qd <<<"$cell"
+					if [ "$bs" = fs ]; then bsb=$fsb; else bsb=$bs; fi
+					for ((k = 0; k < 2; k++)); do
+						i=$(((k + rep + idx / 2) % 2))
+						if [ "$i" = 0 ]; then kind=raid456 md=md0; else kind=raid5x md=md1; fi
+						idx=$((idx + 1))
+						if [ "$kind" = raid456 ]; then ARR_DEVS=("${devs456[@]}"); else ARR_DEVS=("${devs5x[@]}"); fi
+						jf=$W/hunt.fio out=$W/hunt.json
+						{ echo "[hunt]"; hunt_opts "$rw" "$bsb" "$qd" "$md" "$reg"; } >"$jf"
+						R_BEFORE=$(stats_json "${ARR_DEVS[@]}") R_CB=$(counters_json "$md")
+						t0=$EPOCHREALTIME
+						R_ERR="" R_FIO=null R_MIBS=0
+						if fio_run "$jf" "$out"; then
+							R_FIO=$(fio_json_line "$out")
+							R_MIBS=$(fio_mibs "$R_FIO")
+						else
+							R_ERR="fio failed: $(tail -n 3 "$out.stderr" | tr '\n' ' ')"
+						fi
+						R_WALL=$(secs "$t0")
+						R_AFTER=$(stats_json "${ARR_DEVS[@]}") R_CA=$(counters_json "$md")
+						lvl=$(md_level "$md")
+						emit_record "$(jkv type run mode hunt idx "$idx" total "$total" array "$kind" \
+							job "$rw-$bs-qd$qd" rw "$rw" bs "$bs" bs_bytes "$(numfmt_b "$bsb")" qd "$qd" \
+							rep "$rep" geometry "$geo" level "$lvl" array_bytes "$bytes" region_bytes "$reg" \
+							tunables "$(tunables_json "$md")" wall_s "$R_WALL" \
+							member_sectors_before "$R_BEFORE" member_sectors_after "$R_AFTER" \
+							counters_before "$R_CB" counters_after "$R_CA" verify null \
+							error "${R_ERR:-null}" fio "$R_FIO")"
+						say "[$idx/$total] $kind m$m c${c}K $rw bs=$bs qd$qd rep $rep: ${R_ERR:-$R_MIBS MiB/s}"
+					done
+				done
+			done
+			# integrity of the whole geometry: parity of the region on both
+			for md in md0 md1; do
+				if pc=$(parity_check "$md" "$reg"); then mm=${pc% *}; else mm=null pc="null null"; fi
+				cj=$(jkv type hunt_check geometry "$geo" array "$(md_level "$md")" region_bytes "$reg" \
+					mismatch_cnt "$mm" seconds "${pc#* }")
+				emit_record "$cj"
+				say "parity check m$m c${c}K $(md_level "$md"): mismatch_cnt=$mm"
+			done
+			teardown md1 "$dir5x" "${devs5x[@]}"
+			teardown md0 "$dir456" "${devs456[@]}"
+		done
+	done
+}
+# numfmt_b 4k|64k|1m|BYTES: bytes
+numfmt_b() {
+	local v=${1,,}
+	case $v in
+	*k) echo $((${v%k} * 1024)) ;;
+	*m) echo $((${v%m} * 1048576)) ;;
+	*) echo "$v" ;;
+	esac
+}
+
+# ---- main ------------------------------------------------------------------
+
+load_md || exit 1
+modprobe ext4 2>/dev/null || true
+if [ "$dirty" != 0 ]; then
+	echo $((dirty * 1048576 / 4)) >/proc/sys/vm/dirty_background_bytes
+	echo $((dirty * 1048576)) >/proc/sys/vm/dirty_bytes
+fi
+modinfo_json() {
+	local f out="" sep=""
+	for f in filename version srcversion vermagic; do
+		out+="$sep\"$f\":$(jstr "$(modinfo -F "$f" md-raid5x 2>/dev/null | head -n 1)")"
+		sep=,
+	done
+	printf '{%s}' "$out"
+}
+emit_record "$(jkv type header mode "$mode" kernel "$(uname -r)" uname "$(uname -a)" \
+	module "$(modinfo_json)" fio "$(fio --version)" mdadm "$(mdadm --version 2>&1)" \
+	cpus "$(nproc)" mem_kb "$(awk '/MemTotal/ { print $2 }' /proc/meminfo)" \
+	dirty_bytes "$(cat /proc/sys/vm/dirty_bytes)" \
+	dirty_background_bytes "$(cat /proc/sys/vm/dirty_background_bytes)" \
+	args "$*" members "$members" chunk_kb "$chunk" member_mb "$size" reps "$reps" \
+	jobs "$jobs" arrays "$arrays" io_mb "$io" region_mb "$region" check "$check" tune "$tune" \
+	hunt_members "$hunt_members" hunt_chunks "$hunt_chunks" hunt_size_mb "$hunt_size" \
+	hunt_region_mb "$hunt_region" hunt_runtime_s "$hunt_runtime" hunt_reps "$hunt_reps" \
+	hunt_cells "$hunt_cells")"
+raid5x_available || { say "ERROR: md-raid5x is not available in the guest"; exit 1; }
+case $mode in
+suite) run_suite ;;
+hunt) run_hunt ;;
+*) echo "bench-guest: unknown mode $mode" >&2; exit 64 ;;
+esac
+emit_record "$(jkv type footer elapsed_s "$(secs "$T_START")")"
+say "done in $(secs "$T_START") s"

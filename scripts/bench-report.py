@@ -1,0 +1,596 @@
+#!/usr/bin/env python3
+"""bench-report.py: the raid5x benchmark's report (called by scripts/bench.sh).
+
+Reads the guest console log written by scripts/guest.sh for
+scripts/bench-guest.sh: one JSON record per run, base64 between
+"@@OUT-BEGIN@@" and "@@OUT-END@@" lines. Writes, in --outdir:
+  suite: report.md, results.json, bench.png (gnuplot, if installed)
+  hunt:  hunt.md, hunt.json
+and prints the Markdown on stdout. Standard library only.
+
+A run counts only if it has no error and its verification passed (hunt runs
+have no per-run verification; their geometry gets a parity check).
+Exit status: 0 every expected run present and verified, 1 otherwise.
+"""
+import argparse
+import base64
+import binascii
+import json
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+
+MIB = 1048576.0
+SECTOR = 512
+KERNEL_TS = re.compile(r"^\[ *\d+\.\d+\]")
+ARRAY_ORDER = ["raid456", "raid5x", "raid0"]
+SUITE_JOBS = [
+    "seq-write-2M-buffered", "seq-write-fullstripe", "seq-write-1M",
+    "seq-write-64K", "seq-write-100K", "rand-write-4K", "rand-rw-70-30-4K",
+    "seq-read-8K-x4", "ext4-copy",
+]
+# counters shown in the Markdown table (results.json has all of them)
+COUNTER_COLS = [
+    ("preread_blocks", "preread blk"), ("read_blocks", "read blk"),
+    ("write_blocks", "write blk"), ("rmw_stripes", "rmw"),
+    ("rcw_stripes", "rcw"), ("full_stripes", "full"), ("delayed", "delayed"),
+    ("activated", "activated"), ("activated_aged", "aged"),
+    ("activated_pressure", "pressure"), ("activated_idle", "idle"),
+    ("bypassed", "bypassed"), ("plugs", "plugs"),
+    ("plugged_stripes", "plugged"), ("cache_waits", "cache waits"),
+    ("aligned_reads", "aligned rd"), ("sync_stripes", "sync"),
+]
+
+
+def parse_log(path):
+    """Records from the console log; (records, number of broken blocks)."""
+    recs, broken = [], 0
+    inb, buf = False, []
+    with open(path, errors="replace") as f:
+        for line in f:
+            line = line.rstrip("\r\n")
+            if "@@OUT-BEGIN@@" in line:
+                inb, buf = True, []
+                continue
+            if "@@OUT-END@@" in line:
+                if inb:
+                    try:
+                        data = base64.b64decode("".join(buf), validate=False)
+                        for l in data.decode(errors="replace").splitlines():
+                            if l.strip():
+                                recs.append(json.loads(l))
+                    except (binascii.Error, ValueError):
+                        broken += 1
+                inb = False
+                continue
+            if inb and not KERNEL_TS.match(line):
+                buf.append(line.strip())
+    return recs, broken
+
+
+def median(v):
+    return statistics.median(v) if v else None
+
+
+def fio_job(run):
+    fio = run.get("fio")
+    if not fio or not fio.get("jobs"):
+        return None
+    return fio["jobs"][0]
+
+
+def run_metrics(run):
+    """Derived numbers of one run."""
+    m = {}
+    job = fio_job(run)
+    if run.get("ext4"):
+        e = run["ext4"]
+        m["mibs"] = e["bytes"] / MIB / e["seconds"] if e["seconds"] else None
+        m["array_read_mib"] = 0.0
+        m["array_write_mib"] = e["bytes"] / MIB
+    elif job:
+        bw = sum(j[d]["bw_bytes"] for j in run["fio"]["jobs"] for d in ("read", "write"))
+        m["mibs"] = bw / MIB
+        m["array_read_mib"] = sum(j["read"]["io_bytes"] for j in run["fio"]["jobs"]) / MIB
+        m["array_write_mib"] = sum(j["write"]["io_bytes"] for j in run["fio"]["jobs"]) / MIB
+        for d in ("read", "write"):
+            p = job[d].get("clat_ns", {}).get("percentile", {})
+            if job[d]["io_bytes"] and "99.000000" in p:
+                m["p99_%s_ms" % d] = p["99.000000"] / 1e6
+    else:
+        m["mibs"] = None
+    b, a = run.get("member_sectors_before"), run.get("member_sectors_after")
+    if b and a:
+        m["member_read_mib"] = (a[0] - b[0]) * SECTOR / MIB
+        m["member_write_mib"] = (a[1] - b[1]) * SECTOR / MIB
+    cb, ca = run.get("counters_before"), run.get("counters_after")
+    if isinstance(cb, dict) and isinstance(ca, dict):
+        m["counters"] = {k: ca[k] - cb.get(k, 0) for k in ca}
+    return m
+
+
+def run_ok(run):
+    if run.get("error"):
+        return False
+    if run.get("mode") == "hunt":
+        return run.get("fio") is not None
+    v = run.get("verify")
+    return isinstance(v, dict) and v.get("status") == "ok"
+
+
+def fmt(v, nd=1):
+    if v is None:
+        return "-"
+    if abs(v) >= 1000:
+        return "%.0f" % v
+    return ("%." + str(nd) + "f") % v
+
+
+def fmt_range(vals):
+    if not vals:
+        return "-"
+    return "%s (%s-%s)" % (fmt(median(vals)), fmt(min(vals)), fmt(max(vals)))
+
+
+def sort_arrays(names):
+    return sorted(names, key=lambda a: ARRAY_ORDER.index(a) if a in ARRAY_ORDER else 99)
+
+
+def aggregate(runs):
+    """{job: {array: summary}} over verified runs."""
+    out = {}
+    for r in runs:
+        out.setdefault(r["job"], {}).setdefault(r["array"], []).append(r)
+    summary = {}
+    for job, per in out.items():
+        summary[job] = {}
+        for arr, rs in per.items():
+            good = [r for r in rs if run_ok(r)]
+            ms = [run_metrics(r) for r in good]
+            s = {
+                "runs": len(rs), "verified": len(good),
+                "failed": [{"rep": r.get("rep"), "error": r.get("error"),
+                            "verify": r.get("verify")} for r in rs if not run_ok(r)],
+                "mibs": [m["mibs"] for m in ms if m.get("mibs") is not None],
+            }
+            s["mibs_median"] = median(s["mibs"])
+            s["mibs_min"] = min(s["mibs"]) if s["mibs"] else None
+            s["mibs_max"] = max(s["mibs"]) if s["mibs"] else None
+            for k in ("p99_read_ms", "p99_write_ms", "member_read_mib", "member_write_mib",
+                      "array_read_mib", "array_write_mib"):
+                s[k] = median([m[k] for m in ms if m.get(k) is not None])
+            cs = [m["counters"] for m in ms if "counters" in m]
+            if cs:
+                s["counters"] = {k: median([c.get(k, 0) for c in cs]) for k in cs[0]}
+            summary[job][arr] = s
+    return summary
+
+
+def ratio(a, b):
+    if a is None or b is None or b == 0:
+        return None
+    return a / b
+
+
+# ---------------------------------------------------------------------------
+# suite
+
+
+def suite_report(recs, meta, outdir):
+    header = next((r for r in recs if r.get("type") == "header"), {})
+    footer = next((r for r in recs if r.get("type") == "footer"), None)
+    runs = [r for r in recs if r.get("type") == "run" and r.get("mode") == "suite"]
+    summary = aggregate(runs)
+    jobs = [j for j in SUITE_JOBS if j in summary] + sorted(j for j in summary if j not in SUITE_JOBS)
+    arrays = sort_arrays({r["array"] for r in runs})
+    total = runs[-1]["total"] if runs else 0
+    lines = []
+    geo = runs[0]["geometry"] if runs else {}
+    lines.append("## raid5x benchmark: %s members, %s KiB chunk, %s MiB members, %s reps"
+                 % (geo.get("members", "?"), geo.get("chunk_kb", "?"), geo.get("member_mb", "?"),
+                    header.get("reps", "?")))
+    lines.append("")
+    lines.append("MiB/s: median (min-max) of verified runs; ratios of medians; p99 = fio "
+                 "completion latency (write, or read for read jobs; read/write for the mix); "
+                 "member MiB = sectors read/written summed over the array's loop devices "
+                 "(median per run).")
+    lines.append("")
+    cols = ["job"] + ["%s MiB/s" % a for a in arrays]
+    if "raid5x" in arrays and "raid456" in arrays:
+        cols.append("x/456")
+    if "raid5x" in arrays and "raid0" in arrays:
+        cols.append("x/r0")
+    cols += ["p99 ms " + "/".join(arrays), "member rd MiB " + "/".join(arrays),
+             "member wr MiB " + "/".join(arrays)]
+    lines.append("| " + " | ".join(cols) + " |")
+    lines.append("|" + "---|" * len(cols))
+    for job in jobs:
+        per = summary[job]
+        row = [job]
+        for a in arrays:
+            s = per.get(a)
+            row.append(fmt_range(s["mibs"]) if s else "-")
+        med = {a: per[a]["mibs_median"] if a in per else None for a in arrays}
+        if "x/456" in cols:
+            row.append(fmt(ratio(med.get("raid5x"), med.get("raid456")), 2))
+        if "x/r0" in cols:
+            row.append(fmt(ratio(med.get("raid5x"), med.get("raid0")), 2))
+
+        def p99(s):
+            if not s:
+                return "-"
+            r, w = s.get("p99_read_ms"), s.get("p99_write_ms")
+            if r is not None and w is not None:
+                return "%s/%s" % (fmt(r, 2), fmt(w, 2))
+            return fmt(w if w is not None else r, 2)
+        row.append(" / ".join(p99(per.get(a)) for a in arrays))
+        row.append(" / ".join(fmt(per[a]["member_read_mib"]) if a in per else "-" for a in arrays))
+        row.append(" / ".join(fmt(per[a]["member_write_mib"]) if a in per else "-" for a in arrays))
+        lines.append("| " + " | ".join(row) + " |")
+    lines.append("")
+    # raid5x counters
+    if any("counters" in summary[j].get("raid5x", {}) for j in jobs):
+        present = [(k, t) for k, t in COUNTER_COLS
+                   if any(summary[j].get("raid5x", {}).get("counters", {}).get(k) for j in jobs)]
+        lines.append("raid5x counter deltas per run (median; blocks are 4 KiB; all counters in "
+                     "results.json):")
+        lines.append("")
+        lines.append("| job | " + " | ".join(t for _, t in present) + " |")
+        lines.append("|---|" + "---|" * len(present))
+        for j in jobs:
+            c = summary[j].get("raid5x", {}).get("counters")
+            if c is None:
+                continue
+            lines.append("| %s | %s |" % (j, " | ".join(fmt(c.get(k), 0) for k, _ in present)))
+        lines.append("")
+    notes = suite_notes(summary, jobs)
+    if notes:
+        lines.append("Observations (automatic):")
+        lines.append("")
+        lines += ["- " + n for n in notes]
+        lines.append("")
+    # verification
+    bad = [r for r in runs if not run_ok(r)]
+    nver = sum(1 for r in runs if run_ok(r))
+    lines.append("Verification: %d of %d runs verified (data check on every run; parity check: %s)%s."
+                 % (nver, len(runs), header.get("check", "?"),
+                    "" if len(runs) == total else "; %d runs expected, %d found" % (total, len(runs))))
+    for r in bad:
+        lines.append("- FAILED: %s %s rep %s: %s" % (
+            r["array"], r["job"], r.get("rep"),
+            r.get("error") or json.dumps(r.get("verify"))))
+    checks = [r["verify"] for r in runs if isinstance(r.get("verify"), dict)
+              and r["verify"].get("parity") in ("ok", "fail")]
+    if checks:
+        lines.append("Parity checks: %d, all mismatch_cnt 0: %s; median %.1f s each."
+                     % (len(checks), "yes" if all(c["parity"] == "ok" for c in checks) else "NO",
+                        median([c["parity_seconds"] for c in checks
+                                if isinstance(c.get("parity_seconds"), (int, float))] or [0])))
+    lines.append("")
+    lines += version_lines(header, footer, meta)
+    md = "\n".join(lines) + "\n"
+    with open(os.path.join(outdir, "report.md"), "w") as f:
+        f.write(md)
+    result = {
+        "meta": meta, "header": header, "footer": footer,
+        "summary": summary, "jobs": jobs, "arrays": arrays,
+        "runs": [dict(r, metrics=run_metrics(r), counts=run_ok(r)) for r in runs],
+    }
+    with open(os.path.join(outdir, "results.json"), "w") as f:
+        json.dump(result, f, indent=1, sort_keys=True)
+    sys.stdout.write(md)
+    png = chart(summary, jobs, arrays, outdir, lines[0].lstrip("# "))
+    print("\nResults: %s, %s%s" % (os.path.join(outdir, "report.md"),
+                                   os.path.join(outdir, "results.json"),
+                                   ", " + png if png else " (no chart: gnuplot failed or missing)"))
+    ok = runs and not bad and len(runs) == total and footer is not None
+    return 0 if ok else 1
+
+
+def suite_notes(summary, jobs):
+    """Things the module author should look at."""
+    notes = []
+    for j in jobs:
+        per = summary[j]
+        x, o, z = per.get("raid5x"), per.get("raid456"), per.get("raid0")
+        if not x or x["mibs_median"] is None:
+            continue
+        c = x.get("counters") or {}
+        is_write = j.startswith("seq-write") or j == "ext4-copy"
+        spread = len(x["mibs"]) >= 2 and o and len(o["mibs"]) >= 2
+        if is_write and c.get("preread_blocks"):
+            notes.append("%s: raid5x pre-read %d blocks (%.1f MiB) in a sequential write job "
+                         "(member reads %.1f MiB; raid456 %s MiB)"
+                         % (j, c["preread_blocks"], c["preread_blocks"] * 4096 / MIB,
+                            x.get("member_read_mib") or 0,
+                            fmt(o.get("member_read_mib")) if o else "-"))
+        if o and o["mibs_median"]:
+            r = x["mibs_median"] / o["mibs_median"]
+            if spread and x["mibs_max"] < o["mibs_min"]:
+                notes.append("%s: raid5x slower than raid456 beyond the run-to-run spread (%.2fx)"
+                             % (j, r))
+            elif spread and x["mibs_min"] > o["mibs_max"]:
+                notes.append("%s: raid5x faster than raid456 beyond the run-to-run spread (%.2fx)"
+                             % (j, r))
+            for d in ("write", "read"):
+                px, po = x.get("p99_%s_ms" % d), o.get("p99_%s_ms" % d)
+                if px and po and px > 2 * po:
+                    notes.append("%s: raid5x p99 %s latency %.2f ms vs raid456 %.2f ms"
+                                 % (j, d, px, po))
+            mx, mo = x.get("member_read_mib"), o.get("member_read_mib")
+            if mx is not None and mo is not None and mx > mo * 1.5 + 1:
+                notes.append("%s: raid5x member reads %.1f MiB vs raid456 %.1f MiB" % (j, mx, mo))
+        if is_write and z and z["mibs_median"] and x["mibs_median"] > z["mibs_median"] * 1.05:
+            notes.append("%s: raid5x above the raid0 ceiling (%.2fx)"
+                         % (j, x["mibs_median"] / z["mibs_median"]))
+        if c.get("cache_waits"):
+            notes.append("%s: raid5x submitters waited for a free stripe %d times"
+                         % (j, c["cache_waits"]))
+    return notes
+
+
+def version_lines(header, footer, meta):
+    mod = header.get("module") or {}
+    out = ["Command: `%s`" % meta.get("command", "?"),
+           "Guest kernel: %s; module md-raid5x srcversion %s (sha256 %s, git %s), vermagic %s"
+           % (header.get("kernel", "?"), mod.get("srcversion") or meta.get("module_srcversion", "?"),
+              meta.get("module_sha256", "?"), meta.get("git", "?"),
+              mod.get("vermagic") or meta.get("module_vermagic", "?")),
+           "Tools: %s, mdadm %s, %s; guest %s CPUs, %s MiB RAM, dirty_bytes %s; TCG"
+           % (header.get("fio", "?"), (header.get("mdadm", "?").split(" - ") + ["", ""])[1],
+              meta.get("qemu", "qemu ?"), header.get("cpus", "?"),
+              int(header["mem_kb"]) // 1024 if header.get("mem_kb") else "?",
+              header.get("dirty_bytes", "?")),
+           "Host load average before/after: %s / %s; started %s; guest time %s s%s"
+           % (meta.get("host_loadavg_before", "?"), meta.get("host_loadavg_after", "?"),
+              meta.get("started", "?"), fmt(footer["elapsed_s"], 0) if footer else "?",
+              "" if footer else " (INCOMPLETE: the guest did not finish)")]
+    return [l + "  " for l in out[:-1]] + out[-1:]
+
+
+def gnuplot_terminal():
+    try:
+        t = subprocess.run(["gnuplot", "-e", "set terminal"], capture_output=True,
+                           text=True, timeout=30)
+        return "pngcairo" if "pngcairo" in (t.stdout + t.stderr) else "png"
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
+def chart(summary, jobs, arrays, outdir, title):
+    if not shutil.which("gnuplot") or not any(
+            s.get("mibs_median") is not None for j in jobs for s in summary[j].values()):
+        return None
+    term = gnuplot_terminal()
+    if not term:
+        return None
+    dat = os.path.join(outdir, "bench.dat")
+    with open(dat, "w") as f:
+        f.write("# job " + " ".join("%s_med %s_min %s_max" % (a, a, a) for a in arrays)
+                + " x456 xr0\n")
+        for j in jobs:
+            row = [j]
+            for a in arrays:
+                s = summary[j].get(a)
+                for k in ("mibs_median", "mibs_min", "mibs_max"):
+                    row.append("?" if not s or s[k] is None else "%.2f" % s[k])
+            med = {a: summary[j][a]["mibs_median"] if a in summary[j] else None for a in arrays}
+            for r in (ratio(med.get("raid5x"), med.get("raid456")),
+                      ratio(med.get("raid5x"), med.get("raid0"))):
+                row.append("?" if r is None else "%.3f" % r)
+            f.write(" ".join(row) + "\n")
+    png = os.path.join(outdir, "bench.png")
+    colors = {"raid456": "#4477aa", "raid5x": "#ee6677", "raid0": "#aaaaaa"}
+    plots = []
+    for i, a in enumerate(arrays):
+        c = 2 + 3 * i
+        plots.append("'%s' using %d:%d:%d%s title '%s' lc rgb '%s'"
+                     % (dat, c, c + 1, c + 2, ":xtic(1)" if i == 0 else "", a,
+                        colors.get(a, "#228833")))
+    rc = 2 + 3 * len(arrays)
+    rplots = []
+    if "raid5x" in arrays and "raid456" in arrays:
+        rplots.append("'%s' using %d:xtic(1) title 'raid5x / raid456' lc rgb '#ee6677'" % (dat, rc))
+    if "raid5x" in arrays and "raid0" in arrays:
+        rplots.append("'%s' using %d%s title 'raid5x / raid0' lc rgb '#aaaaaa'"
+                      % (dat, rc + 1, "" if rplots else ":xtic(1)"))
+    script = """
+set terminal %s size 1400,1000 noenhanced font ",10"
+set output '%s'
+set datafile missing '?'
+set multiplot layout 2,1 title "%s"
+set style data histogram
+set style histogram errorbars gap 2 lw 1
+set style fill solid 0.85 border -1
+set boxwidth 0.9
+set grid ytics
+set key top right
+set xtics rotate by -20 scale 0
+set xrange [-0.6:%.1f]
+set ylabel 'MiB/s (median, bar = min-max)'
+set yrange [0:*]
+plot %s
+""" % (term, png, title.replace('"', "'"), len(jobs) - 0.4, ", ".join(plots))
+    if rplots:
+        script += """
+set style histogram clustered gap 2
+set ylabel 'ratio of medians'
+set yrange [0:*]
+plot %s, 1 with lines dt 2 lc rgb 'black' notitle
+""" % ", ".join(rplots)
+    script += "unset multiplot\n"
+    gp = os.path.join(outdir, "bench.gp")
+    with open(gp, "w") as f:
+        f.write(script)
+    r = subprocess.run(["gnuplot", gp], capture_output=True, text=True)
+    if r.returncode != 0:
+        sys.stderr.write("bench-report: gnuplot failed: %s\n" % r.stderr.strip()[-500:])
+        return None
+    return png
+
+
+# ---------------------------------------------------------------------------
+# hunt
+
+
+def hunt_report(recs, meta, outdir):
+    header = next((r for r in recs if r.get("type") == "header"), {})
+    footer = next((r for r in recs if r.get("type") == "footer"), None)
+    runs = [r for r in recs if r.get("type") == "run" and r.get("mode") == "hunt"]
+    checks = [r for r in recs if r.get("type") == "hunt_check"]
+    total = runs[-1]["total"] if runs else 0
+    cells = {}
+    for r in runs:
+        g = r["geometry"]
+        key = (g["members"], g["chunk_kb"], r["rw"], r["bs_bytes"], r["qd"])
+        c = cells.setdefault(key, {"members": g["members"], "chunk_kb": g["chunk_kb"],
+                                   "rw": r["rw"], "bs": r["bs"], "bs_bytes": r["bs_bytes"],
+                                   "qd": r["qd"], "runs": {}})
+        c["runs"].setdefault(r["array"], []).append(r)
+    out_cells = []
+    for key in sorted(cells):
+        c = cells[key]
+        e = {k: v for k, v in c.items() if k != "runs"}
+        for a, rs in c["runs"].items():
+            ms = [run_metrics(r) for r in rs if run_ok(r)]
+            e[a] = {
+                "mibs": [m["mibs"] for m in ms if m.get("mibs") is not None],
+                "errors": [r.get("error") for r in rs if not run_ok(r)],
+                "member_read_mib_per_gib": median([m["member_read_mib"] / m["array_write_mib"] * 1024
+                                                   for m in ms if m.get("array_write_mib")]),
+                "member_write_mib_per_gib": median([m["member_write_mib"] / m["array_write_mib"] * 1024
+                                                    for m in ms if m.get("array_write_mib")]),
+                "p99_write_ms": median([m["p99_write_ms"] for m in ms if m.get("p99_write_ms")]),
+            }
+            cs = [m["counters"] for m in ms if "counters" in m]
+            if cs:
+                # per GiB written, so cells of different throughput compare
+                per = []
+                for m in ms:
+                    if "counters" in m and m.get("array_write_mib"):
+                        per.append({k: v * 1024 / m["array_write_mib"] for k, v in m["counters"].items()})
+                e[a]["counters_per_gib"] = {k: median([p[k] for p in per]) for k in per[0]} if per else None
+            v = e[a]["mibs"]
+            e[a]["median"] = median(v)
+            e[a]["min"] = min(v) if v else None
+            e[a]["max"] = max(v) if v else None
+        x, o = e.get("raid5x"), e.get("raid456")
+        e["ratio"] = ratio(x["median"] if x else None, o["median"] if o else None)
+        e["verdict"] = "incomplete"
+        if x and o and x["mibs"] and o["mibs"]:
+            if x["max"] < o["min"]:
+                e["verdict"] = "slower"
+            elif x["min"] > o["max"]:
+                e["verdict"] = "faster"
+            else:
+                e["verdict"] = "overlap"
+        out_cells.append(e)
+
+    def cell_name(e):
+        return "%s disks, %s KiB chunk, %s write bs=%s qd%s" % (
+            e["members"], e["chunk_kb"], e["rw"], e["bs"] if e["bs"] != "fs" else
+            "fs(%dK)" % (e["bs_bytes"] // 1024), e["qd"])
+
+    def side(e, a):
+        s = e.get(a) or {}
+        return "%s (%s-%s)" % (fmt(s.get("median")), fmt(s.get("min")), fmt(s.get("max")))
+    slower = sorted([e for e in out_cells if e["verdict"] == "slower"], key=lambda e: e["ratio"])
+    faster = [e for e in out_cells if e["verdict"] == "faster"]
+    overlap = [e for e in out_cells if e["verdict"] == "overlap"]
+    lines = ["## raid5x counter-example hunt (seed 003): raid5x vs raid456", ""]
+    lines.append("Cells: %d (members %s x chunk %s KiB x %d rw/bs/qd cells), %d reps each, %s s "
+                 "time-based fio per run, both arrays alive, alternating per cell. A counter-example "
+                 "is a cell where every raid5x run is slower than every raid456 run (no min-max "
+                 "overlap)." % (len(out_cells), header.get("hunt_members", "?"),
+                                header.get("hunt_chunks", "?"),
+                                len(str(header.get("hunt_cells", "")).split(",")),
+                                header.get("hunt_reps", 0), header.get("hunt_runtime_s", "?")))
+    lines.append("")
+    lines.append("Counter-examples: %d; raid5x faster beyond the spread: %d; overlapping: %d; "
+                 "incomplete: %d." % (len(slower), len(faster), len(overlap),
+                                      len(out_cells) - len(slower) - len(faster) - len(overlap)))
+    lines.append("")
+    for e in slower:
+        xs, os_ = e.get("raid5x", {}), e.get("raid456", {})
+        extra = ""
+        cx = xs.get("counters_per_gib") or {}
+        if cx:
+            extra = "; raid5x per GiB written: preread %s blk, rmw %s, rcw %s, full %s" % (
+                fmt(cx.get("preread_blocks"), 0), fmt(cx.get("rmw_stripes"), 0),
+                fmt(cx.get("rcw_stripes"), 0), fmt(cx.get("full_stripes"), 0))
+        lines.append("- **%s**: raid5x %s vs raid456 %s MiB/s, ratio %s; member reads per GiB "
+                     "written %s vs %s MiB; p99 %s vs %s ms%s"
+                     % (cell_name(e), side(e, "raid5x"), side(e, "raid456"), fmt(e["ratio"], 2),
+                        fmt(xs.get("member_read_mib_per_gib")), fmt(os_.get("member_read_mib_per_gib")),
+                        fmt(xs.get("p99_write_ms"), 2), fmt(os_.get("p99_write_ms"), 2), extra))
+    if not slower:
+        lines.append("- none found")
+    lines.append("")
+    lines.append("All cells (MiB/s median (min-max)):")
+    lines.append("")
+    lines.append("| members | chunk KiB | rw | bs | qd | raid456 | raid5x | x/456 | verdict | "
+                 "member rd MiB/GiB 456/x |")
+    lines.append("|---|---|---|---|---|---|---|---|---|---|")
+    for e in out_cells:
+        lines.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s / %s |" % (
+            e["members"], e["chunk_kb"], e["rw"],
+            e["bs"] if e["bs"] != "fs" else "fs=%dK" % (e["bs_bytes"] // 1024), e["qd"],
+            side(e, "raid456"), side(e, "raid5x"), fmt(e["ratio"], 2), e["verdict"],
+            fmt((e.get("raid456") or {}).get("member_read_mib_per_gib")),
+            fmt((e.get("raid5x") or {}).get("member_read_mib_per_gib"))))
+    lines.append("")
+    badchk = [c for c in checks if c.get("mismatch_cnt") != 0]
+    lines.append("Parity checks after each geometry (region written by the cells): %d, %s."
+                 % (len(checks), "all mismatch_cnt 0" if not badchk else "FAILED: " + "; ".join(
+                     "%s %s: mismatch_cnt %s" % (c["geometry"], c["array"], c["mismatch_cnt"])
+                     for c in badchk)))
+    errs = [r for r in runs if not run_ok(r)]
+    for r in errs:
+        lines.append("- ERROR: %s %s %s rep %s: %s" % (r["array"], r["geometry"], r["job"],
+                                                      r.get("rep"), r.get("error")))
+    if len(runs) != total:
+        lines.append("- %d runs expected, %d found" % (total, len(runs)))
+    lines.append("")
+    lines += version_lines(header, footer, meta)
+    md = "\n".join(lines) + "\n"
+    with open(os.path.join(outdir, "hunt.md"), "w") as f:
+        f.write(md)
+    with open(os.path.join(outdir, "hunt.json"), "w") as f:
+        json.dump({"meta": meta, "header": header, "footer": footer, "cells": out_cells,
+                   "counter_examples": [cell_name(e) for e in slower], "checks": checks,
+                   "runs": [dict(r, metrics=run_metrics(r)) for r in runs]},
+                  f, indent=1, sort_keys=True)
+    # the terminal gets the summary and the counter-examples, not the big table
+    print("\n".join(l for l in lines if not l.startswith("|") and l != "All cells (MiB/s median (min-max)):"))
+    print("\nResults: %s (all cells), %s" % (os.path.join(outdir, "hunt.md"),
+                                            os.path.join(outdir, "hunt.json")))
+    ok = runs and not errs and not badchk and len(runs) == total and footer is not None
+    return 0 if ok else 1
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--log", required=True, help="guest console log")
+    ap.add_argument("--outdir", required=True)
+    ap.add_argument("--mode", choices=["suite", "hunt"], default=None)
+    ap.add_argument("--meta", action="append", default=[], help="KEY=VALUE for the report")
+    a = ap.parse_args()
+    meta = dict(m.split("=", 1) for m in a.meta if "=" in m)
+    recs, broken = parse_log(a.log)
+    if broken:
+        sys.stderr.write("bench-report: %d unreadable result blocks in %s\n" % (broken, a.log))
+    if not recs:
+        sys.stderr.write("bench-report: no results in %s\n" % a.log)
+        return 1
+    header = next((r for r in recs if r.get("type") == "header"), {})
+    mode = a.mode or header.get("mode", "suite")
+    os.makedirs(a.outdir, exist_ok=True)
+    rc = hunt_report(recs, meta, a.outdir) if mode == "hunt" else suite_report(recs, meta, a.outdir)
+    return 1 if broken else rc
+
+
+if __name__ == "__main__":
+    sys.exit(main())

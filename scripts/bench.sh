@@ -1,0 +1,231 @@
+#!/usr/bin/env bash
+# bench.sh: side-by-side benchmark of raid5x against the in-kernel raid456 and
+# raid0 (`make bench`), in one QEMU guest boot.
+#
+# usage: scripts/bench.sh [options]
+#   (`make bench BENCH_ARGS="--reps 1 --jobs seq-write-1M"` passes options)
+# suite (default): every job on fresh arrays of the same geometry, raid456,
+# raid5x and raid0 over members-1 devices (the ceiling: same data, no
+# parity), interleaved (A B C, then B C A, ...) and repeated.
+#   --members N        members of the RAID5 arrays (4)
+#   --chunk KB         chunk size (512)
+#   --size MB          member size (400); members are sparse files on the
+#                      guest's tmpfs behind loop devices
+#   --reps N           repetitions (3)
+#   --jobs LIST        comma-separated job names (all); --list-jobs
+#   --arrays LIST      subset/order of raid456,raid5x,raid0
+#   --io MB            bytes per sequential job (128); random jobs do a
+#                      quarter of it, the ext4 job copies a tree of ~0.9x it
+#                      into a file system of 3x it
+#   --region MB        region of the random jobs (256)
+#   --check MODE       parity check (md "check" over the written region)
+#                      after raid5x runs (raid5x, default), after raid456 and
+#                      raid5x runs (all), or never (none); every run also gets
+#                      a data check (fio verify_only replay, e2fsck + md5sum)
+#   --dirty MB         guest vm.dirty_bytes, so buffered writes stream like a
+#                      long dd (64; 0 = kernel default)
+#   --tune NAME=VAL    set a raid5x tunable after takeover (repeatable;
+#                      stripe_cache_size is set on raid456 too)
+# hunt (--hunt): seed 003's counter-example search, raid456 vs raid5x, both
+# arrays alive at once and alternating per cell, time-based fio cells:
+#   --hunt-members LIST (3,4,6)  --hunt-chunks LIST (64,512)
+#   --hunt-size MB (160)  --hunt-region MB (256)  --hunt-runtime S (3)
+#   --hunt-reps N (2)
+#   --hunt-cells LIST  RW:BS:QD,... RW seq|rand, BS 4k|64k|1m|fs (one full
+#                      stripe), QD libaio depth (default: see bench-guest.sh)
+# common:
+#   --ko FILE          use this module (default: run `make`, use ./md-raid5x.ko)
+#   --no-build         do not run `make`; use ./md-raid5x.ko as it is
+#   --out DIR          results directory (build/bench)
+#   --mem MB           guest memory (3072)
+#   --timeout S        guest timeout (default: from the number of runs)
+#   --report LOG       do not run anything: rebuild the report from LOG
+#   --verbose          stream the whole guest console
+#   --list-jobs        print the suite's jobs and exit
+#
+# Output: a progress line per run, then a Markdown table (also DIR/report.md),
+# DIR/results.json and DIR/bench.png (gnuplot); for --hunt DIR/hunt.md and
+# DIR/hunt.json. The console log is DIR/suite.log or DIR/hunt.log. The last
+# lines give the exact command and the kernel/module versions.
+# Exit status: 0 all runs verified, 1 a run failed or failed verification,
+# 2 the guest failed (crash, timeout, kernel splat), 64 usage.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+top=$(cd "$here/.." && pwd)
+self=$here/$(basename "${BASH_SOURCE[0]}")
+
+usage() {
+	sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$self" >&2
+	exit 64
+}
+die() {
+	echo "bench.sh: $*" >&2
+	exit 64
+}
+
+list_jobs() {
+	cat <<'EOF'
+seq-write-2M-buffered  buffered sequential 2M writes + fsync (dd-like, seed 000)
+seq-write-fullstripe   O_DIRECT psync writes of one full stripe, chunk*(members-1) (seed 001)
+seq-write-1M           O_DIRECT sequential 1M writes, libaio qd8
+seq-write-64K          O_DIRECT sequential 64K writes, libaio qd32
+seq-write-100K         O_DIRECT sequential 100K writes (odd size), libaio qd8
+rand-write-4K          O_DIRECT random 4K writes, libaio qd32 (io/4 over --region)
+rand-rw-70-30-4K       O_DIRECT random 4K 70% reads / 30% writes, qd16 (io/4 over --region)
+seq-read-8K-x4         O_DIRECT sequential 8K reads, qd64, 4 jobs, prefilled (seed 003)
+ext4-copy              mkfs.ext4 (3*io MB), cp -a of a generated tree (~0.9*io MB), sync
+EOF
+}
+
+# Command line: BENCH_ARGS (from `make bench BENCH_ARGS=...`) when no args.
+orig_args=("$@")
+if [ $# -eq 0 ] && [ -n "${BENCH_ARGS:-}" ]; then
+	read -r -a orig_args <<<"$BENCH_ARGS"
+	set -- "${orig_args[@]}"
+fi
+
+mode=suite ko="" build=1 out="" mem=3072 timeout="" report_log="" verbose=0
+gargs=() tunes=()
+num() { [[ $2 =~ ^[0-9]+$ ]] || die "$1 wants a number, got '$2'"; }
+list() { [[ $2 =~ ^[A-Za-z0-9:,_-]+$ ]] || die "$1 wants a comma-separated list, got '$2'"; }
+while [ $# -gt 0 ]; do
+	opt=$1
+	case $opt in
+	--members | --chunk | --size | --reps | --io | --region | --dirty | --hunt-size | \
+		--hunt-region | --hunt-runtime | --hunt-reps)
+		[ $# -ge 2 ] || die "$opt needs a value"
+		num "$opt" "$2"
+		k=${opt#--}
+		gargs+=("${k//-/_}=$2")
+		shift 2 ;;
+	--jobs | --arrays | --hunt-members | --hunt-chunks | --hunt-cells)
+		[ $# -ge 2 ] || die "$opt needs a value"
+		list "$opt" "$2"
+		k=${opt#--}
+		gargs+=("${k//-/_}=$2")
+		shift 2 ;;
+	--check)
+		case ${2:-} in raid5x | all | none) ;; *) die "--check wants raid5x, all or none" ;; esac
+		gargs+=("check=$2")
+		shift 2 ;;
+	--tune)
+		[[ ${2:-} =~ ^[a-z_]+=[0-9]+$ ]] || die "--tune wants NAME=NUMBER"
+		tunes+=("${2/=/:}")
+		shift 2 ;;
+	--hunt) mode=hunt; shift ;;
+	--ko) ko=${2:?--ko needs a file}; build=0; shift 2 ;;
+	--no-build) build=0; shift ;;
+	--out) out=${2:?--out needs a directory}; shift 2 ;;
+	--mem) num "$1" "${2:-}"; mem=$2; shift 2 ;;
+	--timeout) num "$1" "${2:-}"; timeout=$2; shift 2 ;;
+	--report) report_log=${2:?--report needs a console log}; shift 2 ;;
+	--verbose | -v) verbose=1; shift ;;
+	--list-jobs) list_jobs; exit 0 ;;
+	-h | --help) usage ;;
+	*) echo "bench.sh: unknown option $opt" >&2; usage ;;
+	esac
+done
+out=${out:-${BUILD:-$top/build}/bench}
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+if [ ${#tunes[@]} -gt 0 ]; then
+	gargs+=("tune=$(IFS=,; echo "${tunes[*]}")")
+fi
+gargs=("mode=$mode" "${gargs[@]}")
+
+# the exact command, for quoting results
+cmdline=$(printf '%q ' "$self" "${orig_args[@]}")
+cmdline=${cmdline% }
+cmdline=${cmdline/#$top\//}
+[ $# -eq 0 ] && [ -n "${BENCH_ARGS:-}" ] && cmdline="BENCH_ARGS='$BENCH_ARGS' make bench  # = $cmdline"
+
+report() {
+	local log=$1 rc=0
+	shift
+	python3 "$here/bench-report.py" --log "$log" --outdir "$out" --mode "$mode" "$@" || rc=$?
+	return "$rc"
+}
+
+if [ -n "$report_log" ]; then
+	[ -f "$report_log" ] || die "no such log: $report_log"
+	grep -q '"mode":"hunt"' "$report_log" 2>/dev/null && mode=hunt
+	report "$report_log" --meta "command=(report rebuilt from $report_log)"
+	exit $?
+fi
+
+command -v python3 >/dev/null || die "python3 missing"
+command -v gnuplot >/dev/null || echo "bench.sh: gnuplot missing: no chart" >&2
+
+# ---- the module ----------------------------------------------------------
+if [ "$build" = 1 ]; then
+	echo "bench.sh: building the module (make)"
+	make -C "$top" >"$out/build.log" 2>&1 || {
+		tail -n 20 "$out/build.log" >&2
+		echo "bench.sh: make failed, see $out/build.log" >&2
+		exit 64
+	}
+fi
+[ -n "$ko" ] || ko=$top/md-raid5x.ko
+[ -f "$ko" ] || die "no module $ko (run make, or pass --ko)"
+# a private copy: the tree may be rebuilt while the guest boots
+snap=$out/md-raid5x.ko
+[ "$(readlink -f "$ko")" = "$snap" ] || cp "$ko" "$snap"
+
+# ---- run -------------------------------------------------------------------
+log=$out/$mode.log
+if [ -z "$timeout" ]; then
+	# generous: ~60 s per suite run (per 128 MiB), ~15 s per hunt run, boot
+	declare -A ga=()
+	for a in "${gargs[@]}"; do ga[${a%%=*}]=${a#*=}; done
+	count() { local -a l; IFS=, read -r -a l <<<"$1"; echo "${#l[@]}"; }
+	if [ "$mode" = hunt ]; then
+		geos=$(($(count "${ga[hunt_members]:-3,4,6}") * $(count "${ga[hunt_chunks]:-64,512}")))
+		runs=$((geos * $(count "${ga[hunt_cells]:-1,2,3,4,5,6,7,8,9,10}") * 2 * ${ga[hunt_reps]:-2}))
+		timeout=$((600 + runs * (${ga[hunt_runtime]:-3} + 12) + geos * 240))
+	else
+		nj=9
+		[ "${ga[jobs]:-all}" = all ] || nj=$(count "${ga[jobs]}")
+		runs=$((nj * $(count "${ga[arrays]:-raid456,raid5x,raid0}") * ${ga[reps]:-3}))
+		timeout=$((600 + runs * 60 * (1 + ${ga[io]:-128} / 256)))
+	fi
+fi
+host_load0=$(cut -d' ' -f1-3 /proc/loadavg)
+started=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+echo "bench.sh: $mode in one guest boot (timeout ${timeout} s), console log $log"
+echo "bench.sh: guest args: ${gargs[*]}"
+
+trap 'echo "bench.sh: interrupted; the partial console log is $log (bench.sh --report $log)" >&2; exit 130' INT TERM
+gflags=(--ko "$snap" --timeout "$timeout" --mem "$mem" --log "$log")
+grc=0
+if [ "$verbose" = 1 ]; then
+	"$here/guest.sh" "${gflags[@]}" "$here/bench-guest.sh" "${gargs[@]}" || grc=$?
+else
+	# progress lines only (the console itself is in $log)
+	"$here/guest.sh" "${gflags[@]}" "$here/bench-guest.sh" "${gargs[@]}" |
+		sed -un -e 's/^@@BENCH //p' -e '/^guest\.sh: /p' || grc=$?
+fi
+host_load1=$(cut -d' ' -f1-3 /proc/loadavg)
+
+# ---- report ------------------------------------------------------------------
+kver=$("$here/kver.sh" 2>/dev/null || echo unknown)
+git_desc=$(git -C "$top" describe --always --dirty --abbrev=12 2>/dev/null || echo unknown)
+qemu_v=$(qemu-system-x86_64 --version 2>/dev/null | head -n 1 || echo unknown)
+rrc=0
+report "$log" \
+	--meta "command=$cmdline" \
+	--meta "started=$started" \
+	--meta "guest_status=$grc" \
+	--meta "host_kernel_target=$kver" \
+	--meta "git=$git_desc" \
+	--meta "module_sha256=$(sha256sum "$snap" | cut -c1-16)" \
+	--meta "module_srcversion=$(modinfo -F srcversion "$snap" 2>/dev/null || echo unknown)" \
+	--meta "module_vermagic=$(modinfo -F vermagic "$snap" 2>/dev/null || echo unknown)" \
+	--meta "qemu=$qemu_v" \
+	--meta "host_loadavg_before=$host_load0" \
+	--meta "host_loadavg_after=$host_load1" || rrc=$?
+if [ "$grc" != 0 ]; then
+	echo "bench.sh: the guest failed (guest.sh status $grc), see $log" >&2
+	exit 2
+fi
+exit "$rrc"
