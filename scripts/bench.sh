@@ -32,7 +32,10 @@
 #   --hunt-size MB (160)  --hunt-region MB (256)  --hunt-runtime S (3)
 #   --hunt-reps N (2)
 #   --hunt-cells LIST  RW:BS:QD,... RW seq|rand, BS 4k|64k|1m|fs (one full
-#                      stripe), QD libaio depth (default: see bench-guest.sh)
+#                      stripe), QD libaio depth (seq:4k:32,seq:64k:32,
+#                      seq:1m:1,seq:1m:8,seq:fs:1,rand:4k:1,rand:4k:32,
+#                      rand:64k:8); 6 geometries x 8 cells x 2 arrays x 2
+#                      reps = 192 runs, about 20 min
 # common:
 #   --ko FILE          use this module (default: run `make`, use ./md-raid5x.ko)
 #   --no-build         do not run `make`; use ./md-raid5x.ko as it is
@@ -181,7 +184,7 @@ if [ -z "$timeout" ]; then
 	count() { local -a l; IFS=, read -r -a l <<<"$1"; echo "${#l[@]}"; }
 	if [ "$mode" = hunt ]; then
 		geos=$(($(count "${ga[hunt_members]:-3,4,6}") * $(count "${ga[hunt_chunks]:-64,512}")))
-		runs=$((geos * $(count "${ga[hunt_cells]:-1,2,3,4,5,6,7,8,9,10}") * 2 * ${ga[hunt_reps]:-2}))
+		runs=$((geos * $(count "${ga[hunt_cells]:-1,2,3,4,5,6,7,8}") * 2 * ${ga[hunt_reps]:-2}))
 		timeout=$((600 + runs * (${ga[hunt_runtime]:-3} + 12) + geos * 240))
 	else
 		nj=9
