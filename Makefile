@@ -30,6 +30,9 @@ deps:
 check:
 	tests/run.sh
 
+lint:
+	scripts/lint.sh
+
 demo:
 	scripts/demo.sh
 
@@ -39,3 +42,25 @@ bench:
 clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) clean || true
 	rm -rf $(BUILD)
+
+# ---- install, dkms, patched mdadm (issue 6) --------------------------------
+#   make install      md-raid5x.ko -> $(DESTDIR)/lib/modules/$(KVER)/updates/,
+#                     then depmod (only when DESTDIR is empty)
+#   make uninstall    remove it again (depmod likewise)
+#   make mdadm        build/mdadm/mdadm: Debian's mdadm + patches/mdadm/*.patch
+#                     (--level=raid5x, level=raid5x on ARRAY lines)
+INSTALL_MOD_DIR ?= updates
+DESTDIR ?=
+
+.PHONY: install uninstall mdadm
+
+install: module
+	install -D -m 644 md-raid5x.ko $(DESTDIR)/lib/modules/$(KVER)/$(INSTALL_MOD_DIR)/md-raid5x.ko
+	if [ -z "$(DESTDIR)" ]; then depmod -a $(KVER); fi
+
+uninstall:
+	rm -f $(DESTDIR)/lib/modules/$(KVER)/$(INSTALL_MOD_DIR)/md-raid5x.ko
+	if [ -z "$(DESTDIR)" ]; then depmod -a $(KVER); fi
+
+mdadm:
+	scripts/build-mdadm.sh $(BUILD)/mdadm

@@ -110,8 +110,7 @@ struct r5x_blist {
 /* One member's page of a stripe. */
 struct r5x_dev {
 	struct page *page;	/* the cached block */
-	struct bio req;		/* member I/O, one segment */
-	struct bio_vec vec;	/* its segment */
+	struct bio *req;	/* member I/O, one inline segment (bio_kmalloc) */
 	struct md_rdev *rdev;	/* member of the I/O in flight */
 	struct r5x_blist toread; /* array reads waiting for this page */
 	struct r5x_blist towrite; /* array writes not yet drained */

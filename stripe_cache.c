@@ -16,6 +16,7 @@
 #include <linux/slab.h>
 #include <linux/mm.h>
 #include <linux/hash.h>
+#include <linux/bio.h>
 #include "raid5x.h"
 #include "stripe_cache.h"
 #include "delay_list.h"
@@ -35,9 +36,11 @@ static void free_stripe(struct r5x_conf *conf, struct r5x_stripe *sh)
 {
 	int i;
 
-	for (i = 0; i < conf->geom.raid_disks; i++)
+	for (i = 0; i < conf->geom.raid_disks; i++) {
 		if (sh->dev[i].page)
 			put_page(sh->dev[i].page);
+		kfree(sh->dev[i].req);
+	}
 	kmem_cache_free(conf->slab, sh);
 }
 
@@ -55,7 +58,8 @@ static struct r5x_stripe *alloc_stripe(struct r5x_conf *conf, gfp_t gfp)
 	INIT_HLIST_NODE(&sh->hash);
 	for (i = 0; i < conf->geom.raid_disks; i++) {
 		sh->dev[i].page = alloc_page(gfp);
-		if (!sh->dev[i].page) {
+		sh->dev[i].req = bio_kmalloc(1, gfp);
+		if (!sh->dev[i].page || !sh->dev[i].req) {
 			free_stripe(conf, sh);
 			return NULL;
 		}

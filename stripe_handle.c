@@ -462,10 +462,13 @@ static void finish_sync(struct r5x_stripe *sh, bool ok)
 static void end_member_io(struct bio *bio)
 {
 	struct r5x_stripe *sh = bio->bi_private;
-	struct r5x_dev *dev = container_of(bio, struct r5x_dev, req);
+	struct r5x_dev *dev = sh->dev;
 	struct r5x_conf *conf = sh->conf;
-	struct md_rdev *rdev = dev->rdev;
+	struct md_rdev *rdev;
 
+	while (dev->req != bio)
+		dev++;
+	rdev = dev->rdev;
 	if (bio->bi_status) {
 		r5x_count(conf, io_errors, 1);
 		if (bio_op(bio) == REQ_OP_READ) {
@@ -504,16 +507,16 @@ static void submit_member_io(struct r5x_stripe *sh, int i, blk_opf_t opf)
 	set_bit(R5X_DEV_LOCKED, &dev->flags);
 	atomic_inc(&sh->io_pending);
 	atomic_inc(&sh->count);
-	bio_init(&dev->req, rdev->bdev, &dev->vec, 1, opf);
-	dev->req.bi_iter.bi_sector = sh->sector + rdev->data_offset;
-	__bio_add_page(&dev->req, dev->page, R5X_STRIPE_SIZE, 0);
-	dev->req.bi_end_io = end_member_io;
-	dev->req.bi_private = sh;
+	bio_init(dev->req, rdev->bdev, dev->req->bi_inline_vecs, 1, opf);
+	dev->req->bi_iter.bi_sector = sh->sector + rdev->data_offset;
+	__bio_add_page(dev->req, dev->page, R5X_STRIPE_SIZE, 0);
+	dev->req->bi_end_io = end_member_io;
+	dev->req->bi_private = sh;
 	if (sync)
 		md_sync_acct(rdev->bdev, R5X_STRIPE_SECTORS);
 	if (op_is_write(opf))
 		r5x_count(conf, write_blocks, 1);
-	submit_bio_noacct(&dev->req);
+	submit_bio_noacct(dev->req);
 }
 
 static void submit_io(struct r5x_stripe *sh, unsigned long reads,

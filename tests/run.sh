@@ -14,7 +14,9 @@
 #                    raid5x assertion then fails, by design)
 #   -v, --verbose    stream every guest console to stdout
 #
-# Each case is one guest boot (scripts/guest.sh). Its KTAP lines ("ok N - ",
+# Host-side cases (tests/host/*.sh: lint, packaging) run first, on the
+# host, printing KTAP on stdout.
+# Each guest case is one guest boot (scripts/guest.sh). Its KTAP lines ("ok N - ",
 # "not ok N - ") are the assertions; a case also gets one failure if the
 # guest timed out or crashed, if its kernel log shows a splat (WARNING:,
 # BUG:, lockdep, ...), if it failed without any "not ok", or if fewer
@@ -83,8 +85,8 @@ fi
 
 # ---- select cases --------------------------------------------------------
 all=()
-for f in tests/cases/*.sh; do
-	all+=("$f")
+for f in tests/host/*.sh tests/cases/*.sh; do
+	[ -e "$f" ] && all+=("$f")
 done
 sel=()
 if [ ${#cases[@]} -eq 0 ]; then
@@ -118,13 +120,22 @@ for f in "${sel[@]}"; do
 	echo "== $name (timeout ${tmo} s)"
 	t0=$SECONDS
 	st=0
-	scripts/guest.sh "${qopt[@]}" "${gargs[@]}" --timeout "$tmo" --log "$log" \
-		"$f" >"$logdir/$name.harness" 2>&1 || st=$?
+	if [[ $f == tests/host/* ]]; then
+		# host-side case (lint, packaging): KTAP on stdout, status 1 on failure
+		timeout "$tmo" bash "$f" >"$log" 2>&1 || st=$?
+		[ "$st" -le 1 ] || st=3
+		: >"$logdir/$name.harness"
+		[ "$verbose" = 0 ] || cat "$log"
+		body=$(cat "$log")
+	else
+		scripts/guest.sh "${qopt[@]}" "${gargs[@]}" --timeout "$tmo" --log "$log" \
+			"$f" >"$logdir/$name.harness" 2>&1 || st=$?
+		[ "$verbose" = 0 ] || cat "$logdir/$name.harness"
+		# assertions: KTAP lines of the guest script (before the verdict)
+		body=$(sed -n '/^GUEST-INIT: kernel/,/^GUEST-VERDICT: /p' "$log" 2>/dev/null || true)
+	fi
 	dt=$((SECONDS - t0))
-	[ "$verbose" = 0 ] || cat "$logdir/$name.harness"
 
-	# assertions: KTAP lines of the guest script (before the verdict)
-	body=$(sed -n '/^GUEST-INIT: kernel/,/^GUEST-VERDICT: /p' "$log" 2>/dev/null || true)
 	nok=$(grep -cE '^ok [0-9]+ ' <<<"$body" || true)
 	nnot=$(grep -cE '^not ok [0-9]+ ' <<<"$body" || true)
 	plan=$(sed -n 's/^1\.\.\([0-9][0-9]*\)$/\1/p' <<<"$body" | head -n 1)
