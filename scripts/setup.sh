@@ -15,6 +15,7 @@ packages=(
 	linux-source-6.1       # md.h (not in headers), checkpatch.pl, debug kernel
 	qemu-system-x86        # the guest
 	busybox-static         # guest userland
+	dkms                   # make install via DKMS (dkms.conf)
 	mdadm fio e2fsprogs dmsetup kmod cpio xz-utils
 	sparse shellcheck gnuplot-nox bc
 	flex bison libelf-dev libssl-dev dwarves  # debug kernel build
