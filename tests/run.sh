@@ -105,10 +105,63 @@ else
 	done
 fi
 
+# ---- patched mdadm (cases whose guest-args name build/mdadm/) -------------
+if grep -qs '^# guest-args:.*build/mdadm/' "${sel[@]}"; then
+	echo "== make mdadm (patched mdadm for the guest)"
+	if make mdadm >"$logdir/make-mdadm.log" 2>&1; then
+		tail -n 1 "$logdir/make-mdadm.log" | sed 's/^/   /'
+	else
+		tail -n 10 "$logdir/make-mdadm.log" | sed 's/^/   | /'
+		fail_case "make mdadm (log $logdir/make-mdadm.log)"
+	fi
+fi
+
 # ---- run -----------------------------------------------------------------
 suite_t0=$SECONDS
 for f in "${sel[@]}"; do
 	name=$(basename "$f" .sh)
+	if [ "${f#tests/host/}" != "$f" ]; then
+		# host-side test: KTAP lines on stdout, status 0 on success
+		log=$logdir/host-$name.log
+		echo "== host: $name"
+		t0=$SECONDS
+		st=0
+		"$f" >"$log" 2>&1 || st=$?
+		[ "$verbose" = 0 ] || cat "$log"
+		nok=$(grep -cE '^ok [0-9]+ ' "$log" || true)
+		nnot=$(grep -cE '^not ok [0-9]+ ' "$log" || true)
+		plan=$(sed -n 's/^1\.\.\([0-9][0-9]*\)$/\1/p' "$log" | head -n 1)
+		grep -E '^not ok [0-9]+ ' -A3 "$log" | grep -E '^(not ok|#)' | sed 's/^/  /' || true
+		passed=$((passed + nok))
+		failed=$((failed + nnot))
+		if [ "$st" != 0 ] && [ "$nnot" = 0 ]; then
+			fail_case "$name: host test failed without a 'not ok' (status $st)"
+		fi
+		if [ -n "$plan" ] && [ $((nok + nnot)) -lt "$plan" ]; then
+			fail_case "$name: only $((nok + nnot)) of $plan planned assertions ran"
+		fi
+		printf '   %s: %s, %d ok, %d not ok, %d s (log %s)\n' "$name" \
+			"$([ "$st" = 0 ] && [ "$nnot" = 0 ] && echo PASS || echo FAIL)" \
+			"$nok" "$nnot" $((SECONDS - t0)) "${log#"$top"/}"
+		continue
+	fi
+	# per-case guest.sh options ("# guest-args: ..."); a --file whose
+	# source is missing is dropped (the case then reports it)
+	cargs=()
+	read -r -a hargs <<<"$(sed -n 's/^# guest-args: *//p' "$f" | head -n 1)"
+	i=0
+	while [ "$i" -lt "${#hargs[@]}" ]; do
+		a=${hargs[$i]}
+		if [ "$a" = --file ] && [ ! -e "${hargs[$((i + 1))]%%:/*}" ]; then
+			echo "   (${hargs[$((i + 1))]%%:/*} missing: not copied into the guest)"
+		elif [ "$a" = --file ]; then
+			cargs+=(--file "${hargs[$((i + 1))]}")
+		else
+			cargs+=("$a")
+			i=$((i - 1))
+		fi
+		i=$((i + 2))
+	done
 	log=$logdir/$name.log
 	tmo=$timeout
 	if [ -z "$tmo" ]; then
@@ -128,7 +181,7 @@ for f in "${sel[@]}"; do
 		[ "$verbose" = 0 ] || cat "$log"
 		body=$(cat "$log")
 	else
-		scripts/guest.sh "${qopt[@]}" "${gargs[@]}" --timeout "$tmo" --log "$log" \
+		scripts/guest.sh "${qopt[@]}" "${gargs[@]}" ${cargs[@]+"${cargs[@]}"} --timeout "$tmo" --log "$log" \
 			"$f" >"$logdir/$name.harness" 2>&1 || st=$?
 		[ "$verbose" = 0 ] || cat "$logdir/$name.harness"
 		# assertions: KTAP lines of the guest script (before the verdict)
