@@ -207,7 +207,7 @@ struct r5x_plan {
 	bool fua;		/* member writes must be FUA */
 	bool sync_now;		/* sync request: all blocks present, act */
 	unsigned long want_read;	/* members to read */
-	struct r5x_blist serve[R5X_MAX_DISKS];	/* reads to serve from pages */
+	unsigned long serve;	/* members whose queued reads the page serves */
 };
 
 static bool dev_failed(struct r5x_stripe *sh, int i)
@@ -259,7 +259,7 @@ static void plan_reads(struct r5x_stripe *sh, struct r5x_plan *p)
 			continue;
 		if (dev_uptodate(sh, p, i) ||
 		    (dev_failed(sh, i) && plan_compute(sh, p, i)))
-			blist_splice(&p->serve[i], &dev->toread);
+			p->serve |= BIT(i);
 		else if (!dev_failed(sh, i) && !(p->want_read & BIT(i))) {
 			p->want_read |= BIT(i);
 			r5x_count(sh->conf, read_blocks, 1);
@@ -566,24 +566,38 @@ static void finish_sync_write(struct r5x_stripe *sh)
 		finish_sync(sh, !r5x_disk_faulty(sh->conf, t));
 }
 
+/*
+ * Complete the reads queued on member @i from its page, which is uptodate
+ * (reads attached since planning are served too: the page is just as good).
+ */
+static void serve_reads(struct r5x_stripe *sh, int i)
+{
+	struct r5x_blist l = {};
+
+	spin_lock(&sh->lock);
+	blist_splice(&l, &sh->dev[i].toread);
+	spin_unlock(&sh->lock);
+	complete_blist(sh->conf, &l, false, 0, sh->dev[i].page,
+		       sh->dev[i].lsector);
+}
+
 /* More members failed than RAID5 survives: error out every bio. */
 static void fail_stripe(struct r5x_stripe *sh)
 {
 	struct r5x_conf *conf = sh->conf;
-	struct r5x_blist rd[R5X_MAX_DISKS] = {}, wr[R5X_MAX_DISKS] = {};
 	int i;
 
-	spin_lock(&sh->lock);
 	for (i = 0; i < conf->geom.raid_disks; i++) {
-		blist_splice(&rd[i], &sh->dev[i].toread);
-		blist_splice(&wr[i], &sh->dev[i].towrite);
+		struct r5x_blist rd = {}, wr = {};
+
+		spin_lock(&sh->lock);
+		blist_splice(&rd, &sh->dev[i].toread);
+		blist_splice(&wr, &sh->dev[i].towrite);
 		sh->dev[i].wmask = 0;
 		clear_bit(R5X_DEV_UPTODATE, &sh->dev[i].flags);
-	}
-	spin_unlock(&sh->lock);
-	for (i = 0; i < conf->geom.raid_disks; i++) {
-		complete_blist(conf, &rd[i], false, BLK_STS_IOERR, NULL, 0);
-		complete_blist(conf, &wr[i], true, BLK_STS_IOERR, NULL, 0);
+		spin_unlock(&sh->lock);
+		complete_blist(conf, &rd, false, BLK_STS_IOERR, NULL, 0);
+		complete_blist(conf, &wr, true, BLK_STS_IOERR, NULL, 0);
 	}
 	clear_bit(R5X_STRIPE_DELAYED, &sh->state);
 	r5x_preread_done(conf, sh);
@@ -624,9 +638,8 @@ void r5x_handle_stripe(struct r5x_stripe *sh)
 
 	if (p.compute >= 0)
 		compute_block(sh, p.compute);
-	for (i = 0; i < conf->geom.raid_disks; i++)
-		complete_blist(conf, &p.serve[i], false, 0, sh->dev[i].page,
-			       sh->dev[i].lsector);
+	for_each_set_bit(i, &p.serve, R5X_MAX_DISKS)
+		serve_reads(sh, i);
 	if (p.drained)
 		writes = run_drain(sh, &p);
 	else if (p.sync_now)
