@@ -269,6 +269,8 @@ def suite_report(recs, meta, outdir):
                      % (len(checks), "yes" if all(c["parity"] == "ok" for c in checks) else "NO",
                         median([c["parity_seconds"] for c in checks
                                 if isinstance(c.get("parity_seconds"), (int, float))] or [0])))
+    st_line, st_ok = selftest_line(recs)
+    lines.append(st_line)
     lines.append("")
     lines += version_lines(header, footer, meta)
     md = "\n".join(lines) + "\n"
@@ -286,7 +288,7 @@ def suite_report(recs, meta, outdir):
     print("\nResults: %s, %s%s" % (os.path.join(outdir, "report.md"),
                                    os.path.join(outdir, "results.json"),
                                    ", " + png if png else " (no chart: gnuplot failed or missing)"))
-    ok = runs and not bad and len(runs) == total and footer is not None
+    ok = runs and not bad and len(runs) == total and footer is not None and st_ok
     return 0 if ok else 1
 
 
@@ -330,6 +332,18 @@ def suite_notes(summary, jobs):
             notes.append("%s: raid5x submitters waited for a free stripe %d times"
                          % (j, c["cache_waits"]))
     return notes
+
+
+def selftest_line(recs):
+    """The parity-check self-test result; (line, ok)."""
+    st = [r for r in recs if r.get("type") == "selftest"]
+    if not st:
+        return "Parity-check self-test: not run.", True
+    ok = all(r.get("ok") is True for r in st)
+    return ("Parity-check self-test (4 KiB planted behind md's back must give mismatch_cnt > 0): "
+            "%s: %s." % ("ok" if ok else "FAILED",
+                         ", ".join("%s mismatch_cnt %s" % (r["array"], r["mismatch_cnt"])
+                                   for r in st))), ok
 
 
 def version_lines(header, footer, meta):
@@ -553,6 +567,8 @@ def hunt_report(recs, meta, outdir):
                                                       r.get("rep"), r.get("error")))
     if len(runs) != total:
         lines.append("- %d runs expected, %d found" % (total, len(runs)))
+    st_line, st_ok = selftest_line(recs)
+    lines.append(st_line)
     lines.append("")
     lines += version_lines(header, footer, meta)
     md = "\n".join(lines) + "\n"
@@ -567,7 +583,8 @@ def hunt_report(recs, meta, outdir):
     print("\n".join(l for l in lines if not l.startswith("|") and l != "All cells (MiB/s median (min-max)):"))
     print("\nResults: %s (all cells), %s" % (os.path.join(outdir, "hunt.md"),
                                             os.path.join(outdir, "hunt.json")))
-    ok = runs and not errs and not badchk and len(runs) == total and footer is not None
+    ok = (runs and not errs and not badchk and len(runs) == total and footer is not None
+          and st_ok)
     return 0 if ok else 1
 
 

@@ -161,6 +161,7 @@ command -v python3 >/dev/null || die "python3 missing"
 command -v gnuplot >/dev/null || echo "bench.sh: gnuplot missing: no chart" >&2
 
 # ---- the module ----------------------------------------------------------
+git_desc=$(git -C "$top" describe --always --dirty --abbrev=12 2>/dev/null || echo unknown)
 if [ "$build" = 1 ]; then
 	echo "bench.sh: building the module (make)"
 	make -C "$top" >"$out/build.log" 2>&1 || {
@@ -171,9 +172,21 @@ if [ "$build" = 1 ]; then
 fi
 [ -n "$ko" ] || ko=$top/md-raid5x.ko
 [ -f "$ko" ] || die "no module $ko (run make, or pass --ko)"
-# a private copy: the tree may be rebuilt while the guest boots
-snap=$out/md-raid5x.ko
-[ "$(readlink -f "$ko")" = "$snap" ] || cp "$ko" "$snap"
+# A private copy outside the tree: the tree may be rebuilt, and Kbuild's
+# clean deletes every *.ko below it (build/ included), while the guest runs.
+tmpd=$(mktemp -d "${TMPDIR:-/tmp}/raid5x-bench.XXXXXX")
+# shellcheck disable=SC2317 # invoked by the trap
+cleanup() {
+	local rc=$?
+	rm -rf "$tmpd"
+	exit "$rc"
+}
+trap cleanup EXIT
+snap=$tmpd/md-raid5x.ko
+cp "$ko" "$snap"
+mod_sha=$(sha256sum "$snap" | cut -c1-16)
+mod_src=$(modinfo -F srcversion "$snap" 2>/dev/null || echo unknown)
+mod_magic=$(modinfo -F vermagic "$snap" 2>/dev/null || echo unknown)
 
 # ---- run -------------------------------------------------------------------
 log=$out/$mode.log
@@ -212,7 +225,6 @@ host_load1=$(cut -d' ' -f1-3 /proc/loadavg)
 
 # ---- report ------------------------------------------------------------------
 kver=$("$here/kver.sh" 2>/dev/null || echo unknown)
-git_desc=$(git -C "$top" describe --always --dirty --abbrev=12 2>/dev/null || echo unknown)
 qemu_v=$(qemu-system-x86_64 --version 2>/dev/null | head -n 1 || echo unknown)
 rrc=0
 report "$log" \
@@ -220,10 +232,10 @@ report "$log" \
 	--meta "started=$started" \
 	--meta "guest_status=$grc" \
 	--meta "host_kernel_target=$kver" \
-	--meta "git=$git_desc" \
-	--meta "module_sha256=$(sha256sum "$snap" | cut -c1-16)" \
-	--meta "module_srcversion=$(modinfo -F srcversion "$snap" 2>/dev/null || echo unknown)" \
-	--meta "module_vermagic=$(modinfo -F vermagic "$snap" 2>/dev/null || echo unknown)" \
+	--meta "git=$git_desc$([ "$build" = 1 ] && echo " at build time" || echo " (tree; module not built by bench.sh)")" \
+	--meta "module_sha256=$mod_sha" \
+	--meta "module_srcversion=$mod_src" \
+	--meta "module_vermagic=$mod_magic" \
 	--meta "qemu=$qemu_v" \
 	--meta "host_loadavg_before=$host_load0" \
 	--meta "host_loadavg_after=$host_load1" || rrc=$?
