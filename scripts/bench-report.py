@@ -319,7 +319,7 @@ def suite_notes(summary, jobs):
                              % (j, r))
             for d in ("write", "read"):
                 px, po = x.get("p99_%s_ms" % d), o.get("p99_%s_ms" % d)
-                if px and po and px > 2 * po:
+                if px and po and px > 1.5 * po:
                     notes.append("%s: raid5x p99 %s latency %.2f ms vs raid456 %.2f ms"
                                  % (j, d, px, po))
             mx, mo = x.get("member_read_mib"), o.get("member_read_mib")
@@ -328,6 +328,12 @@ def suite_notes(summary, jobs):
         if is_write and z and z["mibs_median"] and x["mibs_median"] > z["mibs_median"] * 1.05:
             notes.append("%s: raid5x above the raid0 ceiling (%.2fx)"
                          % (j, x["mibs_median"] / z["mibs_median"]))
+        if is_write and c.get("delayed") and c.get("activated"):
+            notes.append("%s: raid5x delayed %d stripes; %d activated (aged %d, idle %d, "
+                         "pressure %d), rcw %d vs full %d stripes"
+                         % (j, c["delayed"], c["activated"], c.get("activated_aged", 0),
+                            c.get("activated_idle", 0), c.get("activated_pressure", 0),
+                            c.get("rcw_stripes", 0), c.get("full_stripes", 0)))
         if c.get("cache_waits"):
             notes.append("%s: raid5x submitters waited for a free stripe %d times"
                          % (j, c["cache_waits"]))

@@ -129,6 +129,22 @@ while [ $# -gt 0 ]; do
 	*) echo "bench.sh: unknown option $opt" >&2; usage ;;
 	esac
 done
+# names are checked here, not after a guest boot
+for a in "${gargs[@]}"; do
+	case $a in
+	jobs=*)
+		[ "${a#jobs=}" = all ] && continue
+		IFS=, read -r -a l <<<"${a#jobs=}"
+		for j in "${l[@]}"; do
+			list_jobs | grep -q "^$j " || die "unknown job '$j' (--list-jobs)"
+		done ;;
+	arrays=*)
+		IFS=, read -r -a l <<<"${a#arrays=}"
+		for j in "${l[@]}"; do
+			case $j in raid456 | raid5x | raid0) ;; *) die "unknown array '$j' (raid456, raid5x, raid0)" ;; esac
+		done ;;
+	esac
+done
 out=${out:-${BUILD:-$top/build}/bench}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
