@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# shellcheck disable=SC2016  # bash -c scripts and apt format strings are literal
 # Build Debian's mdadm with the raid5x patches (patches/mdadm/*.patch) into
 # OUTDIR/mdadm (`make mdadm`: build/mdadm/mdadm).
 #

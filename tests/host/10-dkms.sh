@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# shellcheck disable=SC2016  # bash -c scripts and apt format strings are literal
 # 10-dkms (host side): `make install DESTDIR=...` and the dkms.conf work.
 #   * make install DESTDIR=scratch puts md-raid5x.ko under lib/modules/KVER/updates/;
 #   * dkms add/build/install of raid5x/VERSION for the installed Debian kernel
