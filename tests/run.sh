@@ -13,6 +13,7 @@
 #   --no-ko          run without md-raid5x.ko (the raid456 parts only; every
 #                    raid5x assertion then fails, by design)
 #   -v, --verbose    stream every guest console to stdout
+#   --no-debug       skip the debug-kernel pass (also RAID5X_DEBUG=0)
 #
 # Host-side cases (tests/host/*.sh: lint, packaging) run first, on the
 # host, printing KTAP on stdout.
@@ -36,16 +37,18 @@ usage() {
 	exit 64
 }
 
-build=1 ko="" timeout="" verbose=0 noko=0
+build=1 ko="" timeout="" verbose=0 noko=0 debug=${RAID5X_DEBUG:-1}
 gargs=() cases=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--no-build) build=0; shift ;;
 	--no-ko) build=0; noko=1; shift ;;
 	--ko) ko=${2:?}; build=0; shift 2 ;;
-	--kernel|--moddir|--kver|--mem|--append) gargs+=("$1" "${2:?$1 needs a value}"); shift 2 ;;
+	--kernel|--moddir|--kver) debug=0; gargs+=("$1" "${2:?$1 needs a value}"); shift 2 ;;
+	--mem|--append) gargs+=("$1" "${2:?$1 needs a value}"); shift 2 ;;
 	--timeout) timeout=${2:?}; shift 2 ;;
 	-v|--verbose) verbose=1; shift ;;
+	--no-debug) debug=0; shift ;;
 	-h|--help) usage ;;
 	-*) echo "run.sh: unknown option $1" >&2; usage ;;
 	*) cases+=("$1"); shift ;;
@@ -118,8 +121,11 @@ fi
 
 # ---- run -----------------------------------------------------------------
 suite_t0=$SECONDS
-for f in "${sel[@]}"; do
-	name=$(basename "$f" .sh)
+# run_case FILE [PREFIX]: one case; PREFIX names its logs and lines
+run_case() {
+	local f=$1 prefix=${2:-} name log st t0 dt nok nnot plan body tmo i a verdict
+	local cargs hargs qopt
+	name=$prefix$(basename "$f" .sh)
 	if [ "${f#tests/host/}" != "$f" ]; then
 		# host-side test: KTAP lines on stdout, status 0 on success
 		log=$logdir/host-$name.log
@@ -143,7 +149,7 @@ for f in "${sel[@]}"; do
 		printf '   %s: %s, %d ok, %d not ok, %d s (log %s)\n' "$name" \
 			"$([ "$st" = 0 ] && [ "$nnot" = 0 ] && echo PASS || echo FAIL)" \
 			"$nok" "$nnot" $((SECONDS - t0)) "${log#"$top"/}"
-		continue
+		return 0
 	fi
 	# per-case guest.sh options ("# guest-args: ..."); a --file whose
 	# source is missing is dropped (the case then reports it)
@@ -173,20 +179,11 @@ for f in "${sel[@]}"; do
 	echo "== $name (timeout ${tmo} s)"
 	t0=$SECONDS
 	st=0
-	if [[ $f == tests/host/* ]]; then
-		# host-side case (lint, packaging): KTAP on stdout, status 1 on failure
-		timeout "$tmo" bash "$f" >"$log" 2>&1 || st=$?
-		[ "$st" -le 1 ] || st=3
-		: >"$logdir/$name.harness"
-		[ "$verbose" = 0 ] || cat "$log"
-		body=$(cat "$log")
-	else
-		scripts/guest.sh "${qopt[@]}" "${gargs[@]}" ${cargs[@]+"${cargs[@]}"} --timeout "$tmo" --log "$log" \
-			"$f" >"$logdir/$name.harness" 2>&1 || st=$?
-		[ "$verbose" = 0 ] || cat "$logdir/$name.harness"
-		# assertions: KTAP lines of the guest script (before the verdict)
-		body=$(sed -n '/^GUEST-INIT: kernel/,/^GUEST-VERDICT: /p' "$log" 2>/dev/null || true)
-	fi
+	scripts/guest.sh "${qopt[@]}" "${gargs[@]}" ${cargs[@]+"${cargs[@]}"} --timeout "$tmo" --log "$log" \
+		"$f" >"$logdir/$name.harness" 2>&1 || st=$?
+	[ "$verbose" = 0 ] || cat "$logdir/$name.harness"
+	# assertions: KTAP lines of the guest script (before the verdict)
+	body=$(sed -n '/^GUEST-INIT: kernel/,/^GUEST-VERDICT: /p' "$log" 2>/dev/null || true)
 	dt=$((SECONDS - t0))
 
 	nok=$(grep -cE '^ok [0-9]+ ' <<<"$body" || true)
@@ -224,7 +221,43 @@ for f in "${sel[@]}"; do
 	fi
 	printf '   %s: %s, %d ok, %d not ok, %d s (log %s)\n' \
 		"$name" "$verdict" "$nok" "$nnot" "$dt" "${log#"$top"/}"
+}
+
+for f in "${sel[@]}"; do
+	run_case "$f"
 done
+
+# ---- the same cases on the debug kernel (KUnit, lockdep, KASAN) ----------
+# Cases marked "# debug-kernel: yes" run again on the debug kernel built
+# by scripts/debug-kernel.sh (cached per machine), with md-raid5x.ko built
+# against it; RAID5X_DEBUG_ALL=1 runs every guest case there, --no-debug none.
+if [ "$debug" = 1 ]; then
+	echo "== debug kernel (scripts/debug-kernel.sh; first build takes minutes)"
+	t0=$SECONDS
+	if paths=$(scripts/debug-kernel.sh --print-paths 2>"$logdir/debug-kernel.log"); then
+		eval "$paths"
+		echo "   debug kernel $KVER ready in $((SECONDS - t0)) s"
+		dko=$logdir/debug-module
+		rm -rf "$dko" && mkdir -p "$dko"
+		cp ./*.c ./*.h Kbuild "$dko/"
+		if make -C "$KDIR" M="$dko" MDINC="$MDINC" W=1 modules >"$logdir/debug-make.log" 2>&1; then
+			gargs=(--kernel "$KERNEL" --moddir "$MODDIR" --kver "$KVER" --ko "$dko/md-raid5x.ko")
+			for f in "${sel[@]}"; do
+				[[ $f == tests/cases/* ]] || continue
+				if [ "${RAID5X_DEBUG_ALL:-0}" = 1 ] ||
+					grep -q '^# debug-kernel: yes' "$f"; then
+					run_case "$f" debug-
+				fi
+			done
+		else
+			tail -n 20 "$logdir/debug-make.log" | sed 's/^/   | /'
+			fail_case "build md-raid5x.ko for the debug kernel"
+		fi
+	else
+		tail -n 20 "$logdir/debug-kernel.log" | sed 's/^/   | /'
+		fail_case "debug kernel build (log $logdir/debug-kernel.log)"
+	fi
+fi
 echo "== suite time $((SECONDS - suite_t0)) s"
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]

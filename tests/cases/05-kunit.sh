@@ -6,6 +6,7 @@
 # become this case's assertions, one per test. On a kernel without KUnit
 # (Debian's) the case reports a skip.
 # timeout: 600
+# debug-kernel: yes
 # shellcheck source=../lib/guest-lib.sh
 . /lib/guest-lib.sh
 

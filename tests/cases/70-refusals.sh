@@ -9,6 +9,7 @@
 #  - the personality of other tunables (raid5x-only sysfs files) is absent
 #    under raid456 and present under raid5x.
 # timeout: 600
+# debug-kernel: yes
 # shellcheck source=../lib/guest-lib.sh
 . /lib/guest-lib.sh
 
