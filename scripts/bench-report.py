@@ -272,7 +272,7 @@ def suite_report(recs, meta, outdir):
     st_line, st_ok = selftest_line(recs)
     lines.append(st_line)
     lines.append("")
-    lines += version_lines(header, footer, meta)
+    lines += version_lines(header, footer, meta, recs)
     md = "\n".join(lines) + "\n"
     with open(os.path.join(outdir, "report.md"), "w") as f:
         f.write(md)
@@ -352,9 +352,25 @@ def selftest_line(recs):
                                    for r in st))), ok
 
 
-def version_lines(header, footer, meta):
+def settings_line(recs):
+    """Array settings as run: raid5x tunables and raid456's stripe cache."""
+    seen = {}
+    for r in recs:
+        if r.get("type") == "run" and isinstance(r.get("tunables"), dict) and r["array"] not in seen:
+            seen[r["array"]] = r["tunables"]
+    parts = []
+    for a in sort_arrays(seen):
+        t = seen[a]
+        if not t:
+            continue
+        parts.append("%s %s" % (a, " ".join("%s=%s" % kv for kv in sorted(t.items()))))
+    return "Settings: " + ("; ".join(parts) if parts else "?")
+
+
+def version_lines(header, footer, meta, recs=()):
     mod = header.get("module") or {}
     out = ["Command: `%s`" % meta.get("command", "?"),
+           settings_line(recs),
            "Guest kernel: %s; module md-raid5x srcversion %s (sha256 %s, git %s), vermagic %s"
            % (header.get("kernel", "?"), mod.get("srcversion") or meta.get("module_srcversion", "?"),
               meta.get("module_sha256", "?"), meta.get("git", "?"),
@@ -465,7 +481,8 @@ def hunt_report(recs, meta, outdir):
     cells = {}
     for r in runs:
         g = r["geometry"]
-        key = (g["members"], g["chunk_kb"], r["rw"], r["bs_bytes"], r["qd"])
+        # by label: "fs" stays its own cell even where it equals 1m
+        key = (g["members"], g["chunk_kb"], r["rw"], r["bs_bytes"], r["bs"], r["qd"])
         c = cells.setdefault(key, {"members": g["members"], "chunk_kb": g["chunk_kb"],
                                    "rw": r["rw"], "bs": r["bs"], "bs_bytes": r["bs_bytes"],
                                    "qd": r["qd"], "runs": {}})
@@ -500,7 +517,9 @@ def hunt_report(recs, meta, outdir):
         x, o = e.get("raid5x"), e.get("raid456")
         e["ratio"] = ratio(x["median"] if x else None, o["median"] if o else None)
         e["verdict"] = "incomplete"
-        if x and o and x["mibs"] and o["mibs"]:
+        if x and o and (len(x["mibs"]) < 2 or len(o["mibs"]) < 2):
+            e["verdict"] = "n<2"
+        elif x and o:
             if x["max"] < o["min"]:
                 e["verdict"] = "slower"
             elif x["min"] > o["max"]:
@@ -530,8 +549,9 @@ def hunt_report(recs, meta, outdir):
                                 header.get("hunt_reps", 0), header.get("hunt_runtime_s", "?")))
     lines.append("")
     lines.append("Counter-examples: %d; raid5x faster beyond the spread: %d; overlapping: %d; "
-                 "incomplete: %d." % (len(slower), len(faster), len(overlap),
-                                      len(out_cells) - len(slower) - len(faster) - len(overlap)))
+                 "fewer than 2 runs a side (no spread, no verdict): %d." % (
+                     len(slower), len(faster), len(overlap),
+                     len(out_cells) - len(slower) - len(faster) - len(overlap)))
     lines.append("")
     for e in slower:
         xs, os_ = e.get("raid5x", {}), e.get("raid456", {})
@@ -576,7 +596,7 @@ def hunt_report(recs, meta, outdir):
     st_line, st_ok = selftest_line(recs)
     lines.append(st_line)
     lines.append("")
-    lines += version_lines(header, footer, meta)
+    lines += version_lines(header, footer, meta, recs)
     md = "\n".join(lines) + "\n"
     with open(os.path.join(outdir, "hunt.md"), "w") as f:
         f.write(md)

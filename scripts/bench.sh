@@ -154,9 +154,10 @@ fi
 gargs=("mode=$mode" "${gargs[@]}")
 
 # the exact command, for quoting results
-cmdline=$(printf '%q ' "$self" "${orig_args[@]}")
-cmdline=${cmdline% }
-cmdline=${cmdline/#$top\//}
+cmdline=${self#"$top"/}
+for a in "${orig_args[@]}"; do
+	if [[ $a =~ ^[A-Za-z0-9_.,:/=+-]+$ ]]; then cmdline+=" $a"; else cmdline+=" $(printf '%q' "$a")"; fi
+done
 [ $# -eq 0 ] && [ -n "${BENCH_ARGS:-}" ] && cmdline="BENCH_ARGS='$BENCH_ARGS' make bench  # = $cmdline"
 
 report() {
@@ -180,7 +181,10 @@ command -v gnuplot >/dev/null || echo "bench.sh: gnuplot missing: no chart" >&2
 git_desc=$(git -C "$top" describe --always --dirty --abbrev=12 2>/dev/null || echo unknown)
 if [ "$build" = 1 ]; then
 	echo "bench.sh: building the module (make)"
-	make -C "$top" >"$out/build.log" 2>&1 || {
+	# once more after a pause: a concurrent build of the same tree can
+	# make one fail (objtool: "Can't open raid5x.o")
+	make -C "$top" >"$out/build.log" 2>&1 ||
+		{ sleep 10; make -C "$top" >"$out/build.log" 2>&1; } || {
 		tail -n 20 "$out/build.log" >&2
 		echo "bench.sh: make failed, see $out/build.log" >&2
 		exit 64
@@ -203,6 +207,7 @@ cp "$ko" "$snap"
 mod_sha=$(sha256sum "$snap" | cut -c1-16)
 mod_src=$(modinfo -F srcversion "$snap" 2>/dev/null || echo unknown)
 mod_magic=$(modinfo -F vermagic "$snap" 2>/dev/null || echo unknown)
+echo "bench.sh: module $ko: srcversion $mod_src, sha256 $mod_sha..., tree $git_desc"
 
 # ---- run -------------------------------------------------------------------
 log=$out/$mode.log
