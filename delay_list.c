@@ -13,12 +13,16 @@
  *    the delayed list to the hold list, oldest first.
  *  - Age bound: a stripe written by a sequential stream (its bio started
  *    where an earlier write ended) may wait up to seq_delay_ms for the rest
- *    of the stripe; any other partial stripe is eligible at once.  REQ_SYNC
+ *    of the stripe, if the writes in flight add up to at least a row.  Any
+ *    other partial stripe is granted pre-reads at once when a slot is free
+ *    (r5x_preread_grant_now), else it waits its turn.  REQ_SYNC
  *    plays no part: O_DIRECT writes get the same treatment (seed 001).
  *  - Nothing else in progress: when every active stripe is parked on the
  *    delayed list, no stripe in flight can complete them; with a single
  *    write bio in flight (a queue-depth-1 writer) they are eligible at
- *    once, otherwise after R5X_STALL_GRACE without any progress.
+ *    once, otherwise after R5X_STALL_GRACE without any progress.  A stall
+ *    releases every delayed stripe, not a batch (nothing else can make
+ *    progress meanwhile), and holds until a new write bio arrives.
  *  - Pressure: when submitters sleep for free stripes and the stripes in
  *    flight will not free a wake-up batch by themselves, or under quiesce,
  *    delayed stripes are eligible regardless of age, so nothing starves.
@@ -59,6 +63,7 @@ bool r5x_note_write(struct r5x_conf *conf, sector_t start, sector_t end)
 	unsigned long flags;
 
 	spin_lock_irqsave(&conf->lock, flags);
+	conf->write_seq++;
 	for (i = 0; i < n; i++) {
 		if (conf->stream_end[i] == start && start) {
 			conf->stream_end[i] = end;
@@ -111,18 +116,63 @@ void r5x_delay_arm(struct r5x_conf *conf, struct r5x_stripe *sh)
  */
 static bool stall_expired(struct r5x_conf *conf, int busy)
 {
+	/* a declared stall lasts until a new write bio arrives */
+	if (conf->stall_seq && conf->stall_seq == conf->write_seq)
+		return true;
+	conf->stall_seq = 0;
 	if (busy || list_empty(&conf->delayed)) {
 		conf->stall_since = 0;
 		return false;
 	}
-	if (atomic_read(&conf->writes_in_flight) <= 1)
-		return true;
-	if (!conf->stall_since) {
-		conf->stall_since = jiffies ?: 1;
-		mod_timer(&conf->delay_timer, jiffies + R5X_STALL_GRACE);
-		return false;
+	if (atomic_read(&conf->writes_in_flight) > 1) {
+		if (!conf->stall_since) {
+			conf->stall_since = jiffies ?: 1;
+			mod_timer(&conf->delay_timer, jiffies + R5X_STALL_GRACE);
+			return false;
+		}
+		if (time_before(jiffies, conf->stall_since + R5X_STALL_GRACE))
+			return false;
 	}
-	return time_after_eq(jiffies, conf->stall_since + R5X_STALL_GRACE);
+	conf->stall_since = 0;
+	conf->stall_seq = conf->write_seq ?: 1;
+	return true;
+}
+
+/*
+ * Can the writes in flight fill a whole row (chunk * data members)?  If a
+ * sequential writer keeps less than a row in flight (queue depth times
+ * block size), its next bio is only sent after this one completes, so no
+ * stripe of it can be completed by waiting: waiting would only add latency.
+ */
+static bool window_fills_row(struct r5x_conf *conf)
+{
+	u64 row = (u64)conf->geom.chunk_sectors * conf->geom.data_disks << 9;
+
+	return atomic64_read(&conf->write_bytes_in_flight) >= row;
+}
+
+/*
+ * A partial write that no bio in flight is going to complete (not part of
+ * a sequential stream, or a stream whose window is smaller than a row):
+ * grant it pre-reads at once while fewer than preread_batch stripes hold
+ * them, instead of a trip through the lists.
+ */
+bool r5x_preread_grant_now(struct r5x_conf *conf, struct r5x_stripe *sh)
+{
+	bool granted = false;
+
+	if (test_bit(R5X_STRIPE_SEQ, &sh->state) && window_fills_row(conf))
+		return false;
+	spin_lock_irq(&conf->lock);
+	if (conf->preread_active < conf->tun.preread_batch) {
+		conf->preread_active++;
+		set_bit(R5X_STRIPE_PREREAD_ACTIVE, &sh->state);
+		granted = true;
+	}
+	spin_unlock_irq(&conf->lock);
+	if (granted)
+		r5x_count(conf, granted_now, 1);
+	return granted;
 }
 
 /* Move a bounded batch of eligible delayed stripes to the hold list. */
@@ -142,7 +192,12 @@ void r5x_activate_delayed(struct r5x_conf *conf)
 	unsigned long next = 0;
 
 	lockdep_assert_held(&conf->lock);
-	if (budget <= 0 || list_empty(&conf->delayed))
+	if (list_empty(&conf->delayed))
+		return;
+	/* nothing else can move: the whole parked set may read at once */
+	if (stalled || conf->quiesce)
+		budget = INT_MAX;
+	if (budget <= 0)
 		return;
 	list_for_each_entry_safe(sh, tmp, &conf->delayed, lru) {
 		bool aged = !time_after(sh->delay_deadline, jiffies);

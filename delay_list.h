@@ -9,7 +9,7 @@
 
 /* Defaults of the policy knobs (sysfs.c validates their ranges). */
 #define R5X_DEF_PREREAD_BATCH	32	/* stripes pre-reading at once */
-#define R5X_DEF_SEQ_DELAY_MS	50	/* max wait of a sequential partial stripe */
+#define R5X_DEF_SEQ_DELAY_MS	100	/* max wait of a sequential partial stripe */
 #define R5X_STALL_GRACE		1	/* jiffies a full stall waits for new writes */
 #define R5X_DEF_BYPASS		1	/* raid5's IO_THRESHOLD */
 #define R5X_DEF_WAKE_BATCH_PCT	25	/* wake cache waiters per quarter freed */
@@ -21,5 +21,6 @@ void r5x_delay_stripe(struct r5x_conf *conf, struct r5x_stripe *sh);
 void r5x_delay_arm(struct r5x_conf *conf, struct r5x_stripe *sh);
 void r5x_activate_delayed(struct r5x_conf *conf);
 void r5x_preread_done(struct r5x_conf *conf, struct r5x_stripe *sh);
+bool r5x_preread_grant_now(struct r5x_conf *conf, struct r5x_stripe *sh);
 
 #endif /* RAID5X_DELAY_LIST_H */

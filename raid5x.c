@@ -36,6 +36,7 @@ static struct bio_set r5x_aread_set;
 struct r5x_wbio {
 	struct r5x_conf *conf;
 	struct bio *orig;
+	unsigned int size;	/* bytes, as counted in write_bytes_in_flight */
 	struct bio clone;	/* must be last: bioset front_pad */
 };
 
@@ -48,6 +49,7 @@ static void write_clone_endio(struct bio *clone)
 
 	if (clone->bi_status)
 		orig->bi_status = clone->bi_status;
+	atomic64_sub(wb->size, &wb->conf->write_bytes_in_flight);
 	atomic_dec(&wb->conf->writes_in_flight);
 	bio_put(clone);
 	bio_endio(orig);
@@ -62,8 +64,10 @@ static struct bio *track_write(struct r5x_conf *conf, struct bio *bi)
 
 	wb->conf = conf;
 	wb->orig = bi;
+	wb->size = bi->bi_iter.bi_size;
 	clone->bi_end_io = write_clone_endio;
 	atomic_inc(&conf->writes_in_flight);
+	atomic64_add(wb->size, &conf->write_bytes_in_flight);
 	return clone;
 }
 

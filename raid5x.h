@@ -52,8 +52,10 @@
  *     protects: the hash, all stripe lists, refcount 0<->1 transitions,
  *     stripe counters (active, preread_active, nr_delayed), quiesce state,
  *     bypass_count.  Never held while sleeping or submitting I/O.
- *   sh->lock (spinlock, irq-safe, nests inside conf->lock when both held)
+ *   sh->lock (spinlock, process context only, irqs on)
  *     protects: the bio lists and per-dev coverage of one stripe.
+ *     Order: conf->lock may be taken inside sh->lock (granting pre-reads
+ *     while planning); sh->lock is never taken under conf->lock.
  *   mddev->reconfig_mutex (md's) is held by md around run/free/takeover and
  *     sysfs stores that resize the cache; it is taken before conf->lock.
  *   RCU protects conf->disks[].rdev, as in md.
@@ -198,7 +200,10 @@ struct r5x_conf {
 	wait_queue_head_t wait_for_quiesce;	/* quiesce state changes */
 	atomic_t aligned_reads;		/* direct member reads in flight */
 	atomic_t writes_in_flight;	/* array write bios not completed */
+	atomic64_t write_bytes_in_flight; /* ... and their bytes */
 	unsigned long stall_since;	/* jiffies all active stripes were delayed, or 0 */
+	unsigned long write_seq;	/* write bios seen (under lock) */
+	unsigned long stall_seq;	/* write_seq when a stall was declared, or 0 */
 	struct bio_list retry_reads;	/* failed direct reads, under lock */
 	struct work_struct retry_work;	/* sends them through the cache */
 	bool sb_blocked;		/* degraded write waits for md's superblock */

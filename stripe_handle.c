@@ -322,7 +322,8 @@ static void plan_writes(struct r5x_stripe *sh, struct r5x_plan *p)
 	}
 	r5x_choose_write(d, conf->geom.raid_disks, sh->pd_idx, rmw_allowed(sh), &c);
 	if (c.want) {
-		if (test_bit(R5X_STRIPE_PREREAD_ACTIVE, &sh->state)) {
+		if (test_bit(R5X_STRIPE_PREREAD_ACTIVE, &sh->state) ||
+		    r5x_preread_grant_now(conf, sh)) {
 			p->want_read |= c.want;
 			r5x_count(conf, preread_blocks, hweight_long(c.want));
 		} else {
