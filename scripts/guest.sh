@@ -48,9 +48,12 @@ build=${BUILD:-$top/build}
 self=$here/$(basename "${BASH_SOURCE[0]}")
 
 # Kernel log lines that fail a run (fixed strings, case-sensitive).
+# lockdep reports start with "WARNING: possible ..." / "INFO: possible ...";
+# a bare 'lockdep' would match the debug kernel's boot banner.
 splat_patterns=(
 	'WARNING:' 'BUG:' 'Oops' 'Call Trace' 'possible circular locking'
-	'lockdep' 'KASAN' 'UBSAN'
+	'INFO: possible' 'inconsistent lock state' 'suspicious RCU usage'
+	'turning off the locking correctness validator' 'KASAN' 'UBSAN'
 	'sleeping function called from invalid context'
 	'general protection fault' 'kernel BUG'
 	'blocked for more than' 'soft lockup' 'hard LOCKUP'
