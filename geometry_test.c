@@ -147,12 +147,17 @@ static void geometry_reference(struct kunit *test)
 				r5x_map_sector(&g, a, &loc);
 				back = r5x_array_sector(&g, loc.msector, loc.disk,
 							loc.pd_idx);
-				KUNIT_EXPECT_EQ_MSG(test, want, loc.disk,
-						    "layout %d chunk %llu", layout, chunk);
-				KUNIT_EXPECT_EQ(test, pd, loc.pd_idx);
-				KUNIT_EXPECT_EQ(test, row * gc->chunk_sectors + off,
-						(u64)loc.msector);
-				KUNIT_EXPECT_EQ(test, (u64)a, (u64)back);
+				/* first mismatch only: a wrong map fails everywhere */
+				if (loc.disk != want || loc.pd_idx != pd ||
+				    loc.msector != row * gc->chunk_sectors + off ||
+				    back != a) {
+					KUNIT_FAIL(test,
+						   "layout %d sector %llu: disk %d/%d parity %d/%d member sector %llu/%llu inverse %llu",
+						   layout, (u64)a, loc.disk, want,
+						   loc.pd_idx, pd, (u64)loc.msector,
+						   row * gc->chunk_sectors + off, (u64)back);
+					return;
+				}
 			}
 		}
 	}
