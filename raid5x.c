@@ -86,30 +86,30 @@ struct md_rdev *r5x_get_rdev(struct r5x_conf *conf, int disk, bool for_write)
 	return rdev;
 }
 
+/* Member @disk is missing or faulty, or (if @need_in_sync) not in sync. */
+static bool disk_unusable(struct r5x_conf *conf, int disk, bool need_in_sync)
+{
+	struct md_rdev *rdev;
+	bool bad;
+
+	rcu_read_lock();
+	rdev = rcu_dereference(conf->disks[disk].rdev);
+	bad = !rdev || test_bit(Faulty, &rdev->flags) ||
+		(need_in_sync && !test_bit(In_sync, &rdev->flags));
+	rcu_read_unlock();
+	return bad;
+}
+
 /* Member @disk cannot be read for this array (missing, faulty, rebuilding). */
 bool r5x_disk_failed(struct r5x_conf *conf, int disk)
 {
-	struct md_rdev *rdev;
-	bool failed;
-
-	rcu_read_lock();
-	rdev = rcu_dereference(conf->disks[disk].rdev);
-	failed = !rdev || test_bit(Faulty, &rdev->flags) ||
-		!test_bit(In_sync, &rdev->flags);
-	rcu_read_unlock();
-	return failed;
+	return disk_unusable(conf, disk, true);
 }
 
+/* Member @disk cannot be written (missing or faulty). */
 bool r5x_disk_faulty(struct r5x_conf *conf, int disk)
 {
-	struct md_rdev *rdev;
-	bool faulty;
-
-	rcu_read_lock();
-	rdev = rcu_dereference(conf->disks[disk].rdev);
-	faulty = !rdev || test_bit(Faulty, &rdev->flags);
-	rcu_read_unlock();
-	return faulty;
+	return disk_unusable(conf, disk, false);
 }
 
 static int calc_degraded(struct r5x_conf *conf)

@@ -221,6 +221,14 @@ static bool dev_uptodate(struct r5x_stripe *sh, struct r5x_plan *p, int i)
 	return test_bit(R5X_DEV_UPTODATE, &sh->dev[i].flags) || p->compute == i;
 }
 
+/* Read member @i for an array read, a rebuild or a sync (counted once). */
+static void want_read(struct r5x_stripe *sh, struct r5x_plan *p, int i)
+{
+	if (!(p->want_read & BIT(i)))
+		r5x_count(sh->conf, read_blocks, 1);
+	p->want_read |= BIT(i);
+}
+
 /* Ask for every usable, not yet uptodate member but @skip; return how many. */
 static int want_all_but(struct r5x_stripe *sh, struct r5x_plan *p, int skip)
 {
@@ -229,9 +237,7 @@ static int want_all_but(struct r5x_stripe *sh, struct r5x_plan *p, int skip)
 	for (i = 0; i < sh->conf->geom.raid_disks; i++) {
 		if (i == skip || dev_uptodate(sh, p, i) || dev_failed(sh, i))
 			continue;
-		if (!(p->want_read & BIT(i)))
-			r5x_count(sh->conf, read_blocks, 1);
-		p->want_read |= BIT(i);
+		want_read(sh, p, i);
 		n++;
 	}
 	return n;
@@ -260,10 +266,8 @@ static void plan_reads(struct r5x_stripe *sh, struct r5x_plan *p)
 		if (dev_uptodate(sh, p, i) ||
 		    (dev_failed(sh, i) && plan_compute(sh, p, i)))
 			p->serve |= BIT(i);
-		else if (!dev_failed(sh, i) && !(p->want_read & BIT(i))) {
-			p->want_read |= BIT(i);
-			r5x_count(sh->conf, read_blocks, 1);
-		}
+		else if (!dev_failed(sh, i))
+			want_read(sh, p, i);
 	}
 }
 
