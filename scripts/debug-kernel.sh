@@ -93,10 +93,11 @@ find_source() {
 	if [ -n "$series" ] && [ -f "/usr/src/linux-source-$series.tar.xz" ]; then
 		tarball=/usr/src/linux-source-$series.tar.xz
 	else
-		tarball=$(ls /usr/src/linux-source-*.tar.xz 2>/dev/null | sort -V | tail -n 1 || true)
+		tarball=$(find /usr/src -maxdepth 1 -name 'linux-source-*.tar.xz' 2>/dev/null | sort -V | tail -n 1)
 	fi
-	[ -n "$tarball" ] && [ -f "$tarball" ] ||
+	if [ -z "$tarball" ] || [ ! -f "$tarball" ]; then
 		die "no /usr/src/linux-source-*.tar.xz: apt-get install linux-source-${series:-6.1}"
+	fi
 	local pkg ver hv
 	pkg=$(basename "$tarball" .tar.xz)
 	ver=$(dpkg-query -W -f='${Version}' "$pkg" 2>/dev/null) ||
@@ -193,8 +194,9 @@ if [ "$force" = 0 ] && [ "$mode" != config ] && complete_ok; then
 fi
 
 check_deps
-mkdir -p "$cache_root" 2>/dev/null && [ -w "$cache_root" ] ||
+if ! mkdir -p "$cache_root" 2>/dev/null || [ ! -w "$cache_root" ]; then
 	die "cache directory $cache_root is not writable (set RAID5X_CACHE to a writable directory)"
+fi
 
 exec 9>"$cache_root/$key.lock"
 if ! flock -n 9; then
@@ -222,8 +224,9 @@ if [ ! -f "$srcdir/Makefile" ]; then
 	mkdir -p "$dir/src.tmp"
 	tar -xJf "$tarball" -C "$dir/src.tmp" || die "extracting $tarball failed"
 	top=$(ls "$dir/src.tmp")
-	[ "$(echo "$top" | wc -l)" = 1 ] && [ -f "$dir/src.tmp/$top/Makefile" ] ||
+	if [ "$(echo "$top" | wc -l)" != 1 ] || [ ! -f "$dir/src.tmp/$top/Makefile" ]; then
 		die "unexpected tarball layout in $tarball"
+	fi
 	mv "$dir/src.tmp/$top" "$srcdir"
 	rmdir "$dir/src.tmp"
 	echo "$src_desc" >"$dir/source"
@@ -242,7 +245,8 @@ fi
 run_make() {
 	local what=$1; shift
 	say "$what: make $* (-j$jobs, nice $nice_lvl; log $log)"
-	local t=$(date +%s)
+	local t
+	t=$(date +%s)
 	# make runs in the background (for the heartbeat), in its own process
 	# group (setsid), so that stopping this script stops the whole build
 	setsid nice -n "$nice_lvl" make -C "$srcdir" -j"$jobs" "$@" >>"$log" 2>&1 &
