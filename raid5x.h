@@ -33,8 +33,10 @@
  * raid5xd (process context).  Member I/O completion (irq context) only
  * updates per-dev flags and releases the I/O's reference with
  * R5X_STRIPE_HANDLE set, which queues the stripe for raid5xd again.
- * A write needing pre-reads goes QUEUED -> delayed list until delay_list.c
- * grants R5X_STRIPE_PREREAD_ACTIVE; full-stripe writes never wait.
+ * A write needing pre-reads gets R5X_STRIPE_PREREAD_ACTIVE at once if no
+ * write in flight can complete it (r5x_preread_grant_now), else goes QUEUED
+ * -> delayed list until delay_list.c grants it; full-stripe writes never
+ * wait.
  *
  * LIST OWNERSHIP (the lru node)
  *
