@@ -89,8 +89,6 @@
 enum r5x_dev_flags {
 	R5X_DEV_UPTODATE,	/* page holds the member's current contents */
 	R5X_DEV_LOCKED,		/* member I/O in flight on this page */
-	R5X_DEV_WANTREAD,	/* handler queued a read of this page */
-	R5X_DEV_WANTWRITE,	/* handler queued a write of this page */
 	R5X_DEV_FUA,		/* the write must be FUA (a bio asked for it) */
 	R5X_DEV_IOERR,		/* last member I/O on this page failed */
 	R5X_DEV_SYNCIO,		/* I/O issued for resync/recovery */
@@ -195,7 +193,6 @@ struct r5x_conf {
 	int bypass_count;		/* hold stripes passed by handle stripes */
 	int quiesce;			/* 0, 1 = quiescing (no new stripes), 2 = quiet */
 	int waiters;			/* sleeping in get_stripe() */
-	int freed_since_wake;		/* stripes idled since last wake-up */
 	struct kmem_cache *slab;
 	char slab_name[32];
 	wait_queue_head_t wait_for_stripe;	/* cache full */
@@ -231,8 +228,8 @@ bool r5x_disk_faulty(struct r5x_conf *conf, int disk);
 void r5x_handle_stripe(struct r5x_stripe *sh);
 void r5x_stripe_init_devs(struct r5x_stripe *sh);
 bool r5x_stripe_write_pending(struct r5x_stripe *sh);
-int r5x_attach_bio(struct r5x_stripe *sh, int disk, struct bio *bio,
-		   sector_t lsector, bool write);
+void r5x_attach_bio(struct r5x_stripe *sh, int disk, struct bio *bio,
+		    sector_t lsector, bool write);
 int r5x_bref_pool_init(void);
 void r5x_bref_pool_exit(void);
 

@@ -126,8 +126,8 @@ bool r5x_stripe_write_pending(struct r5x_stripe *sh)
  * @lsector.  The caller holds a reference on @sh and has raised the bio's
  * remaining count for this attachment.
  */
-int r5x_attach_bio(struct r5x_stripe *sh, int disk, struct bio *bio,
-		   sector_t lsector, bool write)
+void r5x_attach_bio(struct r5x_stripe *sh, int disk, struct bio *bio,
+		    sector_t lsector, bool write)
 {
 	struct r5x_dev *dev = &sh->dev[disk];
 	struct r5x_bref *r = mempool_alloc(bref_pool, GFP_NOIO);
@@ -144,7 +144,6 @@ int r5x_attach_bio(struct r5x_stripe *sh, int disk, struct bio *bio,
 	}
 	set_bit(R5X_STRIPE_HANDLE, &sh->state);
 	spin_unlock(&sh->lock);
-	return 0;
 }
 
 /* Copy between @page (array sectors lsector..+STRIPE) and @bio's overlap. */
@@ -199,7 +198,6 @@ static void complete_blist(struct r5x_conf *conf, struct r5x_blist *l,
 /* What one pass over a stripe decided. */
 struct r5x_plan {
 	int failed;		/* members unusable for this stripe */
-	int failed_num;		/* the last of them */
 	int compute;		/* member to reconstruct first, or -1 */
 	bool drained;		/* writes drained: compute parity and write */
 	bool rmw;		/* ... by read-modify-write */
@@ -613,7 +611,7 @@ static void fail_stripe(struct r5x_stripe *sh)
 void r5x_handle_stripe(struct r5x_stripe *sh)
 {
 	struct r5x_conf *conf = sh->conf;
-	struct r5x_plan p = { .compute = -1, .failed_num = -1 };
+	struct r5x_plan p = { .compute = -1 };
 	unsigned long writes = 0;
 	int i;
 
@@ -623,10 +621,8 @@ void r5x_handle_stripe(struct r5x_stripe *sh)
 		goto out;	/* the last completion queues us again */
 
 	for (i = 0; i < conf->geom.raid_disks; i++) {
-		if (dev_failed(sh, i)) {
+		if (dev_failed(sh, i))
 			p.failed++;
-			p.failed_num = i;
-		}
 	}
 	finish_writes(sh, p.failed > 1);
 	finish_sync_write(sh);
