@@ -705,23 +705,52 @@ static void *raid5x_takeover(struct mddev *mddev)
 	return setup_conf(mddev);
 }
 
+#define R5X_PERS_OPS							\
+	.owner		= THIS_MODULE,					\
+	.make_request	= raid5x_make_request,				\
+	.run		= raid5x_run,					\
+	.free		= raid5x_free,					\
+	.status		= raid5x_status,				\
+	.error_handler	= raid5x_error,					\
+	.hot_add_disk	= raid5x_hot_add,				\
+	.hot_remove_disk = raid5x_hot_remove,				\
+	.spare_active	= raid5x_spare_active,				\
+	.sync_request	= raid5x_sync_request,				\
+	.size		= raid5x_size,					\
+	.quiesce	= raid5x_quiesce,				\
+	.takeover	= raid5x_takeover
+
 struct md_personality raid5x_personality = {
 	.name		= "raid5x",
 	.level		= R5X_PERS_LEVEL,
-	.owner		= THIS_MODULE,
-	.make_request	= raid5x_make_request,
-	.run		= raid5x_run,
-	.free		= raid5x_free,
-	.status		= raid5x_status,
-	.error_handler	= raid5x_error,
-	.hot_add_disk	= raid5x_hot_add,
-	.hot_remove_disk = raid5x_hot_remove,
-	.spare_active	= raid5x_spare_active,
-	.sync_request	= raid5x_sync_request,
-	.size		= raid5x_size,
-	.quiesce	= raid5x_quiesce,
-	.takeover	= raid5x_takeover,
+	R5X_PERS_OPS,
 };
+
+/*
+ * claim_raid5=1: raid5x also registers as "raid5" (level 5), so arrays
+ * created or assembled as plain raid5 run on raid5x - provided raid456 is
+ * not loaded first (md picks the first personality registered for a level).
+ * Off by default: without it raid456 keeps every array it owns.  For test
+ * suites written for raid5 (mdadm's own) and for users who want raid5x on
+ * every raid5 array without mdadm support for the "raid5x" name.
+ */
+static bool claim_raid5;
+module_param(claim_raid5, bool, 0444);
+MODULE_PARM_DESC(claim_raid5,
+		 "also serve arrays of level 5 / \"raid5\" (load before raid456; default off)");
+
+static struct md_personality raid5x_claim_personality = {
+	.name		= "raid5",
+	.level		= 5,
+	R5X_PERS_OPS,
+};
+
+/* Is @mddev run by raid5x (under either of its names)? */
+bool r5x_is_ours(struct mddev *mddev)
+{
+	return mddev->pers == &raid5x_personality ||
+	       (claim_raid5 && mddev->pers == &raid5x_claim_personality);
+}
 
 static int __init raid5x_init(void)
 {
@@ -741,7 +770,15 @@ static int __init raid5x_init(void)
 	err = register_md_personality(&raid5x_personality);
 	if (err)
 		goto out_pool;
+	if (claim_raid5) {
+		err = register_md_personality(&raid5x_claim_personality);
+		if (err)
+			goto out_pers;
+		pr_info("md/raid5x: claim_raid5=1: serving level-5 (\"raid5\") arrays too\n");
+	}
 	return 0;
+out_pers:
+	unregister_md_personality(&raid5x_personality);
 out_pool:
 	r5x_bref_pool_exit();
 out_wbioset:
@@ -753,6 +790,8 @@ out_bioset:
 
 static void __exit raid5x_exit(void)
 {
+	if (claim_raid5)
+		unregister_md_personality(&raid5x_claim_personality);
 	unregister_md_personality(&raid5x_personality);
 	r5x_bref_pool_exit();
 	bioset_exit(&r5x_wbio_set);

@@ -219,6 +219,7 @@ struct r5x_conf {
 
 /* raid5x.c */
 extern struct md_personality raid5x_personality;
+bool r5x_is_ours(struct mddev *mddev);
 void r5x_bio_done(struct r5x_conf *conf, struct bio *bi, bool write);
 struct md_rdev *r5x_get_rdev(struct r5x_conf *conf, int disk, bool for_write);
 bool r5x_disk_failed(struct r5x_conf *conf, int disk);

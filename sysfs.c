@@ -26,7 +26,7 @@ static struct r5x_conf *lock_conf(struct mddev *mddev, int *err)
 	*err = mddev_lock(mddev);
 	if (*err)
 		return NULL;
-	if (mddev->pers != &raid5x_personality || !mddev->private) {
+	if (!r5x_is_ours(mddev) || !mddev->private) {
 		mddev_unlock(mddev);
 		*err = -ENODEV;
 		return NULL;
@@ -50,7 +50,7 @@ static ssize_t show_int(struct mddev *mddev, char *page, size_t off)
 	ssize_t ret = 0;
 
 	spin_lock(&mddev->lock);
-	conf = mddev->pers == &raid5x_personality ? mddev->private : NULL;
+	conf = r5x_is_ours(mddev) ? mddev->private : NULL;
 	if (conf)
 		ret = sysfs_emit(page, "%d\n", *(int *)((char *)conf + off));
 	spin_unlock(&mddev->lock);
@@ -135,7 +135,7 @@ static ssize_t counters_show(struct mddev *mddev, char *page)
 	int i;
 
 	spin_lock(&mddev->lock);
-	conf = mddev->pers == &raid5x_personality ? mddev->private : NULL;
+	conf = r5x_is_ours(mddev) ? mddev->private : NULL;
 	for (i = 0; conf && i < R5X_NR_COUNTERS; i++)
 		n += sysfs_emit_at(page, n, "%s %lld\n", r5x_counter_names[i],
 				   (long long)atomic64_read(&conf->stats.v[i]));
