@@ -28,10 +28,14 @@
  *    delayed stripes are eligible regardless of age, so nothing starves.
  * A delayed stripe that receives the rest of its data leaves the delayed
  * list through the normal path and is written without any read.
+ *
+ * The decisions themselves are pure functions in delay_policy.c; this file
+ * applies them to the lists, under conf->lock, and keeps the timer.
  */
 #include <linux/jiffies.h>
 #include "raid5x.h"
 #include "delay_list.h"
+#include "delay_policy.h"
 #include "stripe_cache.h"
 
 static void delay_timer_fn(struct timer_list *t)
@@ -58,23 +62,13 @@ void r5x_delay_stop(struct r5x_conf *conf)
  */
 bool r5x_note_write(struct r5x_conf *conf, sector_t start, sector_t end)
 {
-	unsigned int i, n = ARRAY_SIZE(conf->stream_end);
-	bool seq = false;
 	unsigned long flags;
+	bool seq;
 
 	spin_lock_irqsave(&conf->lock, flags);
 	conf->write_seq++;
-	for (i = 0; i < n; i++) {
-		if (conf->stream_end[i] == start && start) {
-			conf->stream_end[i] = end;
-			seq = true;
-			break;
-		}
-	}
-	if (!seq) {
-		conf->stream_end[conf->stream_next] = end;
-		conf->stream_next = (conf->stream_next + 1) % n;
-	}
+	seq = r5x_stream_note(conf->stream_end, ARRAY_SIZE(conf->stream_end),
+			      &conf->stream_next, start, end);
 	spin_unlock_irqrestore(&conf->lock, flags);
 	return seq;
 }
@@ -83,13 +77,12 @@ bool r5x_note_write(struct r5x_conf *conf, sector_t start, sector_t end)
 void r5x_delay_stripe(struct r5x_conf *conf, struct r5x_stripe *sh)
 {
 	if (!sh->delay_deadline) {
-		unsigned long wait = 0;
+		unsigned long wait;
 
-		if (test_bit(R5X_STRIPE_SEQ, &sh->state))
-			wait = msecs_to_jiffies(READ_ONCE(conf->tun.seq_delay_ms));
-		sh->delay_deadline = jiffies + wait;
-		if (!sh->delay_deadline)
-			sh->delay_deadline = 1;
+		wait = msecs_to_jiffies(READ_ONCE(conf->tun.seq_delay_ms));
+		sh->delay_deadline =
+			r5x_delay_deadline(test_bit(R5X_STRIPE_SEQ, &sh->state),
+					   jiffies, wait);
 		r5x_count(conf, delayed, 1);
 	}
 	set_bit(R5X_STRIPE_DELAYED, &sh->state);
@@ -107,48 +100,27 @@ void r5x_delay_arm(struct r5x_conf *conf, struct r5x_stripe *sh)
 	}
 }
 
-/*
- * Every active stripe is parked on the delayed list: no stripe in flight
- * can complete them.  A lone writer (one write bio in flight, a queue depth
- * of one) will not send the rest before this bio completes: release now.
- * With several bios in flight the submitter may be about to refill its
- * queue after reaping completions, so wait a jiffy for that first.
- */
+/* Is everything parked (r5x_stall_check)?  Arms the timer for its grace. */
 static bool stall_expired(struct r5x_conf *conf, int busy)
 {
-	/* a declared stall lasts until a new write bio arrives */
-	if (conf->stall_seq && conf->stall_seq == conf->write_seq)
+	struct r5x_stall_in in = {
+		.now = jiffies,
+		.write_seq = conf->write_seq,
+		.busy = busy,
+		.delayed = !list_empty(&conf->delayed),
+		.writes_in_flight = atomic_read(&conf->writes_in_flight),
+	};
+
+	switch (r5x_stall_check(&in, R5X_STALL_GRACE, &conf->stall_since,
+				&conf->stall_seq)) {
+	case R5X_STALL_YES:
 		return true;
-	conf->stall_seq = 0;
-	if (busy || list_empty(&conf->delayed)) {
-		conf->stall_since = 0;
+	case R5X_STALL_WAIT:
+		mod_timer(&conf->delay_timer, in.now + R5X_STALL_GRACE);
+		return false;
+	default:
 		return false;
 	}
-	if (atomic_read(&conf->writes_in_flight) > 1) {
-		if (!conf->stall_since) {
-			conf->stall_since = jiffies ?: 1;
-			mod_timer(&conf->delay_timer, jiffies + R5X_STALL_GRACE);
-			return false;
-		}
-		if (time_before(jiffies, conf->stall_since + R5X_STALL_GRACE))
-			return false;
-	}
-	conf->stall_since = 0;
-	conf->stall_seq = conf->write_seq ?: 1;
-	return true;
-}
-
-/*
- * Can the writes in flight fill a whole row (chunk * data members)?  If a
- * sequential writer keeps less than a row in flight (queue depth times
- * block size), its next bio is only sent after this one completes, so no
- * stripe of it can be completed by waiting: waiting would only add latency.
- */
-static bool window_fills_row(struct r5x_conf *conf)
-{
-	u64 row = (u64)conf->geom.chunk_sectors * conf->geom.data_disks << 9;
-
-	return atomic64_read(&conf->write_bytes_in_flight) >= row;
 }
 
 /*
@@ -159,12 +131,15 @@ static bool window_fills_row(struct r5x_conf *conf)
  */
 bool r5x_preread_grant_now(struct r5x_conf *conf, struct r5x_stripe *sh)
 {
+	u64 row = r5x_row_bytes(conf->geom.chunk_sectors, conf->geom.data_disks);
 	bool granted = false;
 
-	if (test_bit(R5X_STRIPE_SEQ, &sh->state) && window_fills_row(conf))
+	if (r5x_may_wait(test_bit(R5X_STRIPE_SEQ, &sh->state),
+			 atomic64_read(&conf->write_bytes_in_flight), row))
 		return false;
 	spin_lock_irq(&conf->lock);
-	if (conf->preread_active < conf->tun.preread_batch) {
+	if (r5x_preread_slot_free(conf->preread_active,
+				  conf->tun.preread_batch)) {
 		conf->preread_active++;
 		set_bit(R5X_STRIPE_PREREAD_ACTIVE, &sh->state);
 		granted = true;
@@ -179,52 +154,48 @@ bool r5x_preread_grant_now(struct r5x_conf *conf, struct r5x_stripe *sh)
 void r5x_activate_delayed(struct r5x_conf *conf)
 {
 	struct r5x_stripe *sh, *tmp;
-	int budget = conf->tun.preread_batch - conf->preread_active;
-	/*
-	 * Stripes that are neither delayed nor on a plug will go idle by
-	 * themselves; only when those cannot satisfy a sleeping submitter's
-	 * batch must delayed stripes be pushed out to free the cache.
-	 */
-	int busy = conf->active_stripes - conf->nr_delayed;
-	bool pressure = conf->quiesce ||
-		(conf->waiters && busy < r5x_wake_batch(conf));
-	bool stalled = stall_expired(conf, busy);
-	unsigned long next = 0;
+	struct r5x_act_in in = {
+		.preread_batch = conf->tun.preread_batch,
+		.preread_active = conf->preread_active,
+		.active_stripes = conf->active_stripes,
+		.nr_delayed = conf->nr_delayed,
+		.waiters = conf->waiters,
+		.wake_batch = r5x_wake_batch(conf),
+		.quiesce = conf->quiesce,
+	};
+	struct r5x_act_plan plan;
 
 	lockdep_assert_held(&conf->lock);
+	in.stalled = stall_expired(conf, r5x_act_busy(&in));
 	if (list_empty(&conf->delayed))
 		return;
-	/* nothing else can move: the whole parked set may read at once */
-	if (stalled || conf->quiesce)
-		budget = INT_MAX;
-	if (budget <= 0)
+	r5x_act_plan(&in, &plan);
+	if (plan.budget <= 0)
 		return;
 	list_for_each_entry_safe(sh, tmp, &conf->delayed, lru) {
-		bool aged = !time_after(sh->delay_deadline, jiffies);
+		enum r5x_act why = r5x_act_step(&plan, sh->delay_deadline,
+						jiffies);
 
-		if (!aged && !pressure && !stalled) {
-			if (!next || time_before(sh->delay_deadline, next))
-				next = sh->delay_deadline;
+		if (why == R5X_ACT_KEEP)
 			continue;
-		}
 		list_move_tail(&sh->lru, &conf->hold);
 		clear_bit(R5X_STRIPE_DELAYED, &sh->state);
 		set_bit(R5X_STRIPE_PREREAD_ACTIVE, &sh->state);
 		conf->nr_delayed--;
 		conf->preread_active++;
 		r5x_count(conf, activated, 1);
-		if (aged)
+		if (why == R5X_ACT_AGED)
 			r5x_count(conf, activated_aged, 1);
-		else if (pressure)
+		else if (why == R5X_ACT_PRESSURE)
 			r5x_count(conf, activated_pressure, 1);
 		else
 			r5x_count(conf, activated_idle, 1);
-		if (--budget == 0)
+		if (plan.budget == 0)
 			break;
 	}
-	if (next && (!timer_pending(&conf->delay_timer) ||
-		     time_before(next, conf->delay_timer.expires)))
-		mod_timer(&conf->delay_timer, next);
+	if (plan.next && (!timer_pending(&conf->delay_timer) ||
+			  time_before(plan.next, conf->delay_timer.expires)))
+		mod_timer(&conf->delay_timer, plan.next);
 }
 
 /* @sh's pre-read cycle is over (its writes completed): free the slot. */

@@ -9,13 +9,15 @@
  * before raid5xd looks at it, and a stripe covered by the time of the unplug
  * is written whole, with no reads.  At unplug (blk_finish_plug, or schedule()
  * when the task sleeps) the stripes are released in ascending sector order,
- * so raid5xd issues member writes in order.
+ * so raid5xd issues member writes in order.  Both decisions are in
+ * plug_policy.c.
  */
 #include <linux/blkdev.h>
 #include <linux/list_sort.h>
 #include <linux/slab.h>
 #include "raid5x.h"
 #include "plug.h"
+#include "plug_policy.h"
 #include "stripe_cache.h"
 
 struct r5x_plug {
@@ -30,7 +32,7 @@ static int cmp_sector(void *priv, const struct list_head *a,
 	const struct r5x_stripe *x = list_entry(a, struct r5x_stripe, lru);
 	const struct r5x_stripe *y = list_entry(b, struct r5x_stripe, lru);
 
-	return x->sector > y->sector ? 1 : (x->sector < y->sector ? -1 : 0);
+	return r5x_plug_order(x->sector, y->sector);
 }
 
 static void r5x_unplug(struct blk_plug_cb *blk_cb, bool from_schedule)
@@ -66,17 +68,19 @@ void r5x_release_or_plug(struct r5x_conf *conf, struct r5x_stripe *sh)
 	struct r5x_plug *plug;
 
 	cb = blk_check_plugged(r5x_unplug, conf, sizeof(*plug));
-	if (!cb) {
-		r5x_release_stripe(sh);
-		return;
-	}
-	plug = container_of(cb, struct r5x_plug, cb);
-	if (!plug->init) {
+	plug = cb ? container_of(cb, struct r5x_plug, cb) : NULL;
+	if (plug && !plug->init) {
 		INIT_LIST_HEAD(&plug->stripes);
 		plug->init = true;
 	}
-	if (!test_and_set_bit(R5X_STRIPE_ON_PLUG, &sh->state))
+	switch (r5x_plug_action(plug, plug &&
+				test_and_set_bit(R5X_STRIPE_ON_PLUG, &sh->state))) {
+	case R5X_PLUG_HOLD:
 		list_add_tail(&sh->lru, &plug->stripes);
-	else
+		break;
+	case R5X_PLUG_RELEASE:
+	case R5X_PLUG_DROP:
 		r5x_release_stripe(sh);
+		break;
+	}
 }

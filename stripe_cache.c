@@ -20,6 +20,7 @@
 #include "raid5x.h"
 #include "stripe_cache.h"
 #include "delay_list.h"
+#include "delay_policy.h"
 
 static struct hlist_head *stripe_hash(struct r5x_conf *conf, sector_t sector)
 {
@@ -70,7 +71,7 @@ static struct r5x_stripe *alloc_stripe(struct r5x_conf *conf, gfp_t gfp)
 /* Number of idle stripes at which sleeping submitters are woken. */
 int r5x_wake_batch(struct r5x_conf *conf)
 {
-	return max(1, conf->max_nr_stripes * conf->tun.wake_batch_pct / 100);
+	return r5x_wake_batch_of(conf->max_nr_stripes, conf->tun.wake_batch_pct);
 }
 
 static int idle_stripes(struct r5x_conf *conf)
@@ -325,14 +326,12 @@ struct r5x_stripe *r5x_next_stripe(struct r5x_conf *conf)
 	if (!list_empty(&conf->handle)) {
 		sh = list_first_entry(&conf->handle, struct r5x_stripe, lru);
 		if (!list_empty(&conf->hold)) {
-			if (conf->bypass_count >= conf->tun.preread_bypass_threshold) {
+			if (r5x_hold_first(&conf->bypass_count,
+					   conf->tun.preread_bypass_threshold))
 				sh = list_first_entry(&conf->hold,
 						      struct r5x_stripe, lru);
-				conf->bypass_count = 0;
-			} else {
-				conf->bypass_count++;
+			else
 				r5x_count(conf, bypassed, 1);
-			}
 		}
 	} else if (!list_empty(&conf->hold)) {
 		sh = list_first_entry(&conf->hold, struct r5x_stripe, lru);

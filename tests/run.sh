@@ -14,6 +14,8 @@
 #                    raid5x assertion then fails, by design)
 #   -v, --verbose    stream every guest console to stdout
 #   --no-debug       skip the debug-kernel pass (also RAID5X_DEBUG=0)
+#   --debug-only     skip the Debian-kernel pass (guest cases run on the
+#                    debug kernel only; host cases still run)
 #
 # Host-side cases (tests/host/*.sh: lint, packaging) run first, on the
 # host, printing KTAP on stdout.
@@ -37,7 +39,7 @@ usage() {
 	exit 64
 }
 
-build=1 ko="" timeout="" verbose=0 noko=0 debug=${RAID5X_DEBUG:-1}
+build=1 ko="" timeout="" verbose=0 noko=0 debug=${RAID5X_DEBUG:-1} debugonly=0
 gargs=() cases=()
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -49,6 +51,7 @@ while [ $# -gt 0 ]; do
 	--timeout) timeout=${2:?}; shift 2 ;;
 	-v|--verbose) verbose=1; shift ;;
 	--no-debug) debug=0; shift ;;
+	--debug-only) debugonly=1; shift ;;
 	-h|--help) usage ;;
 	-*) echo "run.sh: unknown option $1" >&2; usage ;;
 	*) cases+=("$1"); shift ;;
@@ -224,6 +227,7 @@ run_case() {
 }
 
 for f in "${sel[@]}"; do
+	[ "$debugonly" = 1 ] && [[ $f == tests/cases/* ]] && continue
 	run_case "$f"
 done
 

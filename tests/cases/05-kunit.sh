@@ -1,6 +1,7 @@
 #!/bin/bash
 # shellcheck source-path=SCRIPTDIR
-# 05-kunit: the KUnit suites raid5x_geometry, raid5x_parity, raid5x_policy.
+# 05-kunit: the KUnit suites raid5x_geometry, raid5x_parity, raid5x_policy,
+# raid5x_delay, raid5x_plug.
 # On a kernel with KUnit (the debug kernel) they are built into
 # md-raid5x.ko and run when it loads; their KTAP results in the kernel log
 # become this case's assertions, one per test. On a kernel without KUnit
@@ -10,14 +11,20 @@
 # shellcheck source=../lib/guest-lib.sh
 . /lib/guest-lib.sh
 
+suites="raid5x_geometry raid5x_parity raid5x_policy raid5x_delay raid5x_plug"
 load_md
 if [ ! -d /sys/module/kunit ]; then
 	echo "ok 1 - KUnit suites # SKIP kernel $(uname -r) has no KUnit (they run on the debug kernel)"
 	exit 0
 fi
-# the suites run at module load; wait for the last one to report
+# the suites run at module load; wait until each has reported
 for _ in $(seq 1 300); do
-	dmesg | grep -qE '^(\[[ 0-9.]+\] )?(ok|not ok) [0-9]+ (- )?raid5x_policy' && break
+	done_all=1
+	for s in $suites; do
+		dmesg | grep -qE "^(\[[ 0-9.]+\] )?(ok|not ok) [0-9]+ (- )?$s\$" ||
+			done_all=0
+	done
+	[ "$done_all" = 1 ] && break
 	sleep 1
 done
 # 6.1 KTAP: suite "    # Subtest: S" ... "ok N S"; its tests "    ok N T";
@@ -48,7 +55,7 @@ while IFS=$'\t' read -r res name; do
 		tap_not_ok "kunit $name"
 	fi
 done </tmp/kunit.res
-for s in raid5x_geometry raid5x_parity raid5x_policy; do
+for s in $suites; do
 	grep -q "	$s\." /tmp/kunit.res || tap_not_ok "kunit suite $s ran"
 done
 [ "$n" -gt 0 ] || tap_not_ok "kunit suites produced results"

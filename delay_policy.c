@@ -1,0 +1,179 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * delay_policy.c - when a partial-stripe write may read: the decisions.
+ *
+ * The rules are described at the top of delay_list.c, which applies them
+ * under conf->lock; here each rule is a function of plain numbers.
+ */
+#include <linux/jiffies.h>
+#include <linux/limits.h>
+#include <linux/minmax.h>
+#include "delay_policy.h"
+
+/*
+ * Record a write bio [@start, @end) among the ends of the last @n writes
+ * (@ends, ring position *@next) and say whether it continues one of them:
+ * a sequential stream.  Several interleaved streams are each recognised.
+ * A write at sector 0 continues nothing (0 marks an unused slot).
+ */
+bool r5x_stream_note(sector_t *ends, unsigned int n, unsigned int *next,
+		     sector_t start, sector_t end)
+{
+	unsigned int i;
+
+	for (i = 0; i < n && start; i++) {
+		if (ends[i] == start) {
+			ends[i] = end;
+			return true;
+		}
+	}
+	ends[*next] = end;
+	*next = (*next + 1) % n;
+	return false;
+}
+
+/* Bytes of data in one row: chunk * data members. */
+u64 r5x_row_bytes(unsigned int chunk_sectors, unsigned int data_disks)
+{
+	return (u64)chunk_sectors * data_disks << 9;
+}
+
+/*
+ * May a partial stripe wait for the rest of its data instead of reading
+ * now?  Only if it belongs to a sequential stream whose writes in flight
+ * add up to at least a row: a writer that keeps less than a row in flight
+ * sends its next bio only after this one completes, so no stripe of it is
+ * completed by waiting, and waiting would only add latency.
+ */
+bool r5x_may_wait(bool seq, u64 bytes_in_flight, u64 row_bytes)
+{
+	return seq && bytes_in_flight >= row_bytes;
+}
+
+/* Fewer than preread_batch stripes hold pre-read permission. */
+bool r5x_preread_slot_free(int preread_active, int preread_batch)
+{
+	return preread_active < preread_batch;
+}
+
+/*
+ * When a stripe parked at @now becomes eligible by age: a sequential one
+ * after @seq_wait, any other at once.  Never 0 (0 means "not parked").
+ */
+unsigned long r5x_delay_deadline(bool seq, unsigned long now,
+				 unsigned long seq_wait)
+{
+	unsigned long d = now + (seq ? seq_wait : 0);
+
+	return d ?: 1;
+}
+
+/* A deadline is reached at the jiffy it names (not one later). */
+bool r5x_delay_aged(unsigned long deadline, unsigned long now)
+{
+	return !time_after(deadline, now);
+}
+
+/*
+ * Every active stripe is parked on the delayed list: no stripe in flight
+ * can complete them.  A lone writer (one write bio in flight, a queue depth
+ * of one) will not send the rest before this bio completes: a stall now.
+ * With several bios in flight the submitter may be about to refill its
+ * queue after reaping completions, so the stall is declared only after
+ * @grace jiffies without a change (*@since: when it started, or 0).  A
+ * declared stall (*@stall_seq: in->write_seq then, or 0) lasts until a new
+ * write bio arrives.
+ */
+enum r5x_stall r5x_stall_check(const struct r5x_stall_in *in,
+			       unsigned long grace, unsigned long *since,
+			       unsigned long *stall_seq)
+{
+	if (*stall_seq && *stall_seq == in->write_seq)
+		return R5X_STALL_YES;
+	*stall_seq = 0;
+	if (in->busy || !in->delayed) {
+		*since = 0;
+		return R5X_STALL_NO;
+	}
+	if (in->writes_in_flight > 1) {
+		if (!*since) {
+			*since = in->now ?: 1;
+			return R5X_STALL_WAIT;
+		}
+		if (time_before(in->now, *since + grace))
+			return R5X_STALL_NO;
+	}
+	*since = 0;
+	*stall_seq = in->write_seq ?: 1;
+	return R5X_STALL_YES;
+}
+
+/*
+ * Stripes that are neither delayed nor on a plug will go idle by
+ * themselves; only when those cannot satisfy a sleeping submitter's batch
+ * must delayed stripes be pushed out to free the cache.
+ */
+int r5x_act_busy(const struct r5x_act_in *in)
+{
+	return in->active_stripes - in->nr_delayed;
+}
+
+/*
+ * How many delayed stripes may be activated now, and on what grounds.  At
+ * most preread_batch stripes hold pre-read permission; a stall or a quiesce
+ * lifts the limit (nothing else can move).  Under cache pressure or quiesce,
+ * age does not matter.
+ */
+void r5x_act_plan(const struct r5x_act_in *in, struct r5x_act_plan *p)
+{
+	p->pressure = in->quiesce ||
+		(in->waiters && r5x_act_busy(in) < in->wake_batch);
+	p->all = in->stalled || in->quiesce;
+	p->budget = p->all ? INT_MAX : in->preread_batch - in->preread_active;
+	p->next = 0;
+}
+
+/*
+ * One delayed stripe, in list order (oldest first), with deadline
+ * @deadline: activate it (the reason) or keep it (its deadline is folded
+ * into p->next, for the timer).  The walk stops when p->budget is 0.
+ */
+enum r5x_act r5x_act_step(struct r5x_act_plan *p, unsigned long deadline,
+			  unsigned long now)
+{
+	bool aged = r5x_delay_aged(deadline, now);
+
+	if (p->budget <= 0)
+		return R5X_ACT_KEEP;
+	if (!aged && !p->pressure && !p->all) {
+		if (!p->next || time_before(deadline, p->next))
+			p->next = deadline;
+		return R5X_ACT_KEEP;
+	}
+	p->budget--;
+	if (aged)
+		return R5X_ACT_AGED;
+	return p->pressure ? R5X_ACT_PRESSURE : R5X_ACT_IDLE;
+}
+
+/* Sleepers for a free stripe wake when this many stripes are idle. */
+int r5x_wake_batch_of(int max_nr_stripes, int wake_batch_pct)
+{
+	return max(1, max_nr_stripes * wake_batch_pct / 100);
+}
+
+/*
+ * Both the handle list and the hold list (granted pre-reads) have work:
+ * the handle list goes first, but the hold list is passed over at most
+ * @threshold times in a row (*@bypass_count counts them).  True when the
+ * hold list's stripe goes now.
+ */
+bool r5x_hold_first(int *bypass_count, int threshold)
+{
+	if (*bypass_count >= threshold) {
+		*bypass_count = 0;
+		return true;
+	}
+	(*bypass_count)++;
+	return false;
+}
