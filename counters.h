@@ -33,6 +33,8 @@
 	X(aligned_retries, "direct reads retried through the cache")	\
 	X(reconstructs,    "blocks computed from the others (degraded)") \
 	X(io_errors,       "member I/O errors seen")			\
+	X(read_errors,     "member blocks that could not be read (read error or bad block)") \
+	X(corrected,       "of those, rebuilt from parity and written back") \
 	X(sync_stripes,    "stripes handled for resync/check/recovery")
 
 #define R5X_COUNTER_ENUM(name, help) R5X_C_##name,

@@ -90,8 +90,11 @@ enum r5x_dev_flags {
 	R5X_DEV_UPTODATE,	/* page holds the member's current contents */
 	R5X_DEV_LOCKED,		/* member I/O in flight on this page */
 	R5X_DEV_FUA,		/* the write must be FUA (a bio asked for it) */
-	R5X_DEV_IOERR,		/* last member I/O on this page failed */
+	R5X_DEV_IOERR,		/* member unusable for this page (gone, failed) */
 	R5X_DEV_SYNCIO,		/* I/O issued for resync/recovery */
+	R5X_DEV_READERR,	/* unreadable (read error, bad block): rebuild */
+				/* from the others, then write it back */
+	R5X_DEV_REWRITE,	/* that write-back is in flight */
 };
 
 /*

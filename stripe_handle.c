@@ -14,6 +14,10 @@
  *        needed and no pre-read permission, park on the delayed list;
  *        otherwise drain the bios (towrite -> written) for writing;
  *      - resync/check/recovery requests;
+ *      - or, while a member's block is unreadable (R5X_DEV_READERR), only
+ *        reads and the repair: rebuild that block from the others, serve
+ *        the reads from it and write it back to the member; writes and
+ *        sync requests wait for the write-back to finish;
  *   4. outside the lock: reconstruct, copy, compute parity, submit I/O.
  * Pages are only touched here and by member I/O, never by submitters, so
  * no lock is needed for their contents.
@@ -205,12 +209,14 @@ struct r5x_plan {
 	bool fua;		/* member writes must be FUA */
 	bool sync_now;		/* sync request: all blocks present, act */
 	unsigned long want_read;	/* members to read */
+	unsigned long rewrite;	/* members to write a rebuilt block back to */
 	unsigned long serve;	/* members whose queued reads the page serves */
 };
 
 static bool dev_failed(struct r5x_stripe *sh, int i)
 {
 	return test_bit(R5X_DEV_IOERR, &sh->dev[i].flags) ||
+		test_bit(R5X_DEV_READERR, &sh->dev[i].flags) ||
 		r5x_disk_failed(sh->conf, i);
 }
 
@@ -267,6 +273,20 @@ static void plan_reads(struct r5x_stripe *sh, struct r5x_plan *p)
 		else if (!dev_failed(sh, i))
 			want_read(sh, p, i);
 	}
+}
+
+/*
+ * Member @f's block could not be read: rebuild it from the others (reading
+ * them first if needed), then write it back.  The write-back replaces the
+ * unreadable sectors on a disk that remaps on write, and clears them from
+ * md's bad-block list.
+ */
+static void plan_rewrite(struct r5x_stripe *sh, struct r5x_plan *p, int f)
+{
+	if (test_bit(R5X_DEV_REWRITE, &sh->dev[f].flags))
+		return;
+	if (plan_compute(sh, p, f))
+		p->rewrite |= BIT(f);
 }
 
 /* rmw is unsafe where parity may not yet match data (not resynced yet). */
@@ -462,6 +482,53 @@ static void finish_sync(struct r5x_stripe *sh, bool ok)
 	md_done_sync(sh->conf->mddev, R5X_STRIPE_SECTORS, ok);
 }
 
+/*
+ * A read of @dev's block from working member @rdev failed.  While the
+ * member has had at most md's max_read_errors read errors, keep it: the
+ * stripe rebuilds the block from parity and writes it back.  A member that
+ * is not in sync, or keeps failing, is failed through md.
+ */
+static void read_failed(struct r5x_stripe *sh, struct r5x_dev *dev,
+			struct md_rdev *rdev)
+{
+	struct mddev *mddev = sh->conf->mddev;
+	int n;
+
+	clear_bit(R5X_DEV_UPTODATE, &dev->flags);
+	r5x_count(sh->conf, read_errors, 1);
+	n = atomic_inc_return(&rdev->read_errors);
+	if (test_bit(In_sync, &rdev->flags) && !test_bit(Faulty, &rdev->flags) &&
+	    n <= atomic_read(&mddev->max_corr_read_errors)) {
+		pr_info_ratelimited("md/raid5x:%s: read error on %pg at sector %llu, rebuilding it from parity\n",
+				    mdname(mddev), rdev->bdev,
+				    (unsigned long long)(sh->sector + rdev->data_offset));
+		set_bit(R5X_DEV_READERR, &dev->flags);
+		return;
+	}
+	if (test_bit(In_sync, &rdev->flags))
+		pr_warn("md/raid5x:%s: %pg: %d read errors, more than max_read_errors (%d): failing it\n",
+			mdname(mddev), rdev->bdev, n,
+			atomic_read(&mddev->max_corr_read_errors));
+	set_bit(R5X_DEV_IOERR, &dev->flags);
+	md_error(mddev, rdev);
+}
+
+/* The rebuilt block of an unreadable one is back on member @rdev. */
+static void rewrite_done(struct r5x_stripe *sh, struct r5x_dev *dev,
+			 struct md_rdev *rdev)
+{
+	struct mddev *mddev = sh->conf->mddev;
+
+	atomic_add(R5X_STRIPE_SECTORS, &rdev->corrected_errors);
+	rdev_clear_badblocks(rdev, sh->sector, R5X_STRIPE_SECTORS, 0);
+	r5x_count(sh->conf, corrected, 1);
+	pr_info_ratelimited("md/raid5x:%s: read error corrected (%lu sectors at %llu on %pg)\n",
+			    mdname(mddev), (unsigned long)R5X_STRIPE_SECTORS,
+			    (unsigned long long)(sh->sector + rdev->data_offset),
+			    rdev->bdev);
+	clear_bit(R5X_DEV_READERR, &dev->flags);
+}
+
 static void end_member_io(struct bio *bio)
 {
 	struct r5x_stripe *sh = bio->bi_private;
@@ -475,12 +542,17 @@ static void end_member_io(struct bio *bio)
 	if (bio->bi_status) {
 		r5x_count(conf, io_errors, 1);
 		if (bio_op(bio) == REQ_OP_READ) {
-			clear_bit(R5X_DEV_UPTODATE, &dev->flags);
-			set_bit(R5X_DEV_IOERR, &dev->flags);
+			read_failed(sh, dev, rdev);
+		} else {
+			md_error(conf->mddev, rdev);
+			/* a failed write-back: the member is failed now */
+			if (test_and_clear_bit(R5X_DEV_REWRITE, &dev->flags))
+				clear_bit(R5X_DEV_READERR, &dev->flags);
 		}
-		md_error(conf->mddev, rdev);
 	} else if (bio_op(bio) == REQ_OP_READ) {
 		set_bit(R5X_DEV_UPTODATE, &dev->flags);
+	} else if (test_and_clear_bit(R5X_DEV_REWRITE, &dev->flags)) {
+		rewrite_done(sh, dev, rdev);
 	}
 	bio_uninit(bio);
 	dev->rdev = NULL;
@@ -500,12 +572,28 @@ static void submit_member_io(struct r5x_stripe *sh, int i, blk_opf_t opf)
 
 	if (!rdev) {
 		/* member went away since planning: re-plan reads without it */
-		if (!op_is_write(opf)) {
+		clear_bit(R5X_DEV_READERR, &dev->flags);
+		if (!op_is_write(opf))
 			set_bit(R5X_DEV_IOERR, &dev->flags);
-			set_bit(R5X_STRIPE_HANDLE, &sh->state);
-		}
+		set_bit(R5X_STRIPE_HANDLE, &sh->state);
 		return;
 	}
+	if (!op_is_write(opf)) {
+		sector_t first_bad;
+		int bad_sectors;
+
+		if (is_badblock(rdev, sh->sector, R5X_STRIPE_SECTORS,
+				&first_bad, &bad_sectors)) {
+			/* known bad: rebuild from parity, do not read it */
+			rdev_dec_pending(rdev, conf->mddev);
+			r5x_count(conf, read_errors, 1);
+			set_bit(R5X_DEV_READERR, &dev->flags);
+			set_bit(R5X_STRIPE_HANDLE, &sh->state);
+			return;
+		}
+	}
+	if (op_is_write(opf) && test_bit(R5X_DEV_READERR, &dev->flags))
+		set_bit(R5X_DEV_REWRITE, &dev->flags);
 	dev->rdev = rdev;
 	set_bit(R5X_DEV_LOCKED, &dev->flags);
 	atomic_inc(&sh->io_pending);
@@ -598,6 +686,8 @@ static void fail_stripe(struct r5x_stripe *sh)
 		blist_splice(&wr, &sh->dev[i].towrite);
 		sh->dev[i].wmask = 0;
 		clear_bit(R5X_DEV_UPTODATE, &sh->dev[i].flags);
+		/* unreadable blocks are tried again by the next request */
+		clear_bit(R5X_DEV_READERR, &sh->dev[i].flags);
 		spin_unlock(&sh->lock);
 		complete_blist(conf, &rd, false, BLK_STS_IOERR, NULL, 0);
 		complete_blist(conf, &wr, true, BLK_STS_IOERR, NULL, 0);
@@ -612,7 +702,7 @@ void r5x_handle_stripe(struct r5x_stripe *sh)
 {
 	struct r5x_conf *conf = sh->conf;
 	struct r5x_plan p = { .compute = -1 };
-	unsigned long writes = 0;
+	unsigned long writes = 0, readerr = 0;
 	int i;
 
 	if (WARN_ON_ONCE(test_and_set_bit(R5X_STRIPE_ACTIVE, &sh->state)))
@@ -623,6 +713,8 @@ void r5x_handle_stripe(struct r5x_stripe *sh)
 	for (i = 0; i < conf->geom.raid_disks; i++) {
 		if (dev_failed(sh, i))
 			p.failed++;
+		if (test_bit(R5X_DEV_READERR, &sh->dev[i].flags))
+			readerr |= BIT(i);
 	}
 	finish_writes(sh, p.failed > 1);
 	finish_sync_write(sh);
@@ -633,8 +725,13 @@ void r5x_handle_stripe(struct r5x_stripe *sh)
 
 	spin_lock(&sh->lock);
 	plan_reads(sh, &p);
-	plan_writes(sh, &p);
-	plan_sync(sh, &p);
+	if (readerr) {
+		/* p.failed == 1: exactly this member; repair it first */
+		plan_rewrite(sh, &p, __ffs(readerr));
+	} else {
+		plan_writes(sh, &p);
+		plan_sync(sh, &p);
+	}
 	spin_unlock(&sh->lock);
 
 	if (p.compute >= 0)
@@ -645,6 +742,8 @@ void r5x_handle_stripe(struct r5x_stripe *sh)
 		writes = run_drain(sh, &p);
 	else if (p.sync_now)
 		writes = run_sync(sh, &p);
+	else
+		writes = p.rewrite;
 	submit_io(sh, p.want_read, writes, p.fua ? REQ_FUA : 0);
 	if (p.sync_now) {
 		if (writes)
