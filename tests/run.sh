@@ -16,6 +16,16 @@
 #   --no-debug       skip the debug-kernel pass (also RAID5X_DEBUG=0)
 #   --debug-only     skip the Debian-kernel pass (guest cases run on the
 #                    debug kernel only; host cases still run)
+#   --serial         run the debug-kernel pass after the Debian pass, not
+#                    alongside it (also RAID5X_DEBUG_PARALLEL=0)
+#
+# The debug-kernel pass: every guest case again on the debug kernel built by
+# scripts/debug-kernel.sh (KUnit, lockdep, KASAN; cached per machine), with
+# md-raid5x.ko built against it, booted with gl_scale=RAID5X_DEBUG_SCALE
+# (default 4: cases divide their data volumes by it, same assertions;
+# tests/lib/guest-lib.sh GL_SCALE). It runs alongside the Debian pass (two
+# guests at a time; its output is printed when both are done).
+# RAID5X_DEBUG_ALL=0 limits it to the cases marked "# debug-kernel: yes".
 #
 # Host-side cases (tests/host/*.sh: lint, packaging) run first, on the
 # host, printing KTAP on stdout.
@@ -40,6 +50,7 @@ usage() {
 }
 
 build=1 ko="" timeout="" verbose=0 noko=0 debug=${RAID5X_DEBUG:-1} debugonly=0
+parallel=${RAID5X_DEBUG_PARALLEL:-1} dscale=${RAID5X_DEBUG_SCALE:-4}
 gargs=() cases=()
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -52,6 +63,7 @@ while [ $# -gt 0 ]; do
 	-v|--verbose) verbose=1; shift ;;
 	--no-debug) debug=0; shift ;;
 	--debug-only) debugonly=1; shift ;;
+	--serial) parallel=0; shift ;;
 	-h|--help) usage ;;
 	-*) echo "run.sh: unknown option $1" >&2; usage ;;
 	*) cases+=("$1"); shift ;;
@@ -226,41 +238,72 @@ run_case() {
 		"$name" "$verdict" "$nok" "$nnot" "$dt" "${log#"$top"/}"
 }
 
+# ---- the debug-kernel pass (KUnit, lockdep, KASAN) -----------------------
+debug_pass() {
+	local t0 dko paths f
+	echo "== debug kernel (scripts/debug-kernel.sh; first build takes minutes)"
+	t0=$SECONDS
+	if ! paths=$(scripts/debug-kernel.sh --print-paths 2>"$logdir/debug-kernel.log"); then
+		tail -n 20 "$logdir/debug-kernel.log" | sed 's/^/   | /'
+		fail_case "debug kernel build (log $logdir/debug-kernel.log)"
+		return 0
+	fi
+	eval "$paths"
+	echo "   debug kernel $KVER ready in $((SECONDS - t0)) s"
+	dko=$logdir/debug-module
+	rm -rf "$dko" && mkdir -p "$dko"
+	cp ./*.c ./*.h Kbuild "$dko/"
+	if ! make -C "$KDIR" M="$dko" MDINC="$MDINC" W=1 modules >"$logdir/debug-make.log" 2>&1; then
+		tail -n 20 "$logdir/debug-make.log" | sed 's/^/   | /'
+		fail_case "build md-raid5x.ko for the debug kernel"
+		return 0
+	fi
+	gargs=(--kernel "$KERNEL" --moddir "$MODDIR" --kver "$KVER" --ko "$dko/md-raid5x.ko"
+		--append "gl_scale=$dscale")
+	for f in "${sel[@]}"; do
+		[[ $f == tests/cases/* ]] || continue
+		if [ "${RAID5X_DEBUG_ALL:-1}" = 1 ] ||
+			grep -q '^# debug-kernel: yes' "$f"; then
+			run_case "$f" debug-
+		fi
+	done
+	echo "== debug-kernel pass time $((SECONDS - t0)) s (volume scale $dscale)"
+}
+
+dpid="" dout=$logdir/debug-pass.out dres=$logdir/debug-pass.res
+if [ "$debug" = 1 ] && [ "$parallel" = 1 ] && [ "$debugonly" = 0 ]; then
+	rm -f "$dres"
+	(
+		# the pass counts its own results and hands them back in $dres
+		# shellcheck disable=SC2030
+		passed=0 failed=0
+		debug_pass >"$dout" 2>&1
+		echo "$passed $failed" >"$dres"
+	) &
+	dpid=$!
+	echo "== debug-kernel pass running alongside (output below when done; ${dout#"$top"/})"
+fi
+
 for f in "${sel[@]}"; do
 	[ "$debugonly" = 1 ] && [[ $f == tests/cases/* ]] && continue
 	run_case "$f"
 done
 
-# ---- the same cases on the debug kernel (KUnit, lockdep, KASAN) ----------
-# Cases marked "# debug-kernel: yes" run again on the debug kernel built
-# by scripts/debug-kernel.sh (cached per machine), with md-raid5x.ko built
-# against it; RAID5X_DEBUG_ALL=1 runs every guest case there, --no-debug none.
-if [ "$debug" = 1 ]; then
-	echo "== debug kernel (scripts/debug-kernel.sh; first build takes minutes)"
+if [ -n "$dpid" ]; then
 	t0=$SECONDS
-	if paths=$(scripts/debug-kernel.sh --print-paths 2>"$logdir/debug-kernel.log"); then
-		eval "$paths"
-		echo "   debug kernel $KVER ready in $((SECONDS - t0)) s"
-		dko=$logdir/debug-module
-		rm -rf "$dko" && mkdir -p "$dko"
-		cp ./*.c ./*.h Kbuild "$dko/"
-		if make -C "$KDIR" M="$dko" MDINC="$MDINC" W=1 modules >"$logdir/debug-make.log" 2>&1; then
-			gargs=(--kernel "$KERNEL" --moddir "$MODDIR" --kver "$KVER" --ko "$dko/md-raid5x.ko")
-			for f in "${sel[@]}"; do
-				[[ $f == tests/cases/* ]] || continue
-				if [ "${RAID5X_DEBUG_ALL:-0}" = 1 ] ||
-					grep -q '^# debug-kernel: yes' "$f"; then
-					run_case "$f" debug-
-				fi
-			done
-		else
-			tail -n 20 "$logdir/debug-make.log" | sed 's/^/   | /'
-			fail_case "build md-raid5x.ko for the debug kernel"
-		fi
+	wait "$dpid" || true
+	echo "== (waited $((SECONDS - t0)) s for the debug-kernel pass)"
+	cat "$dout"
+	if read -r dp df <"$dres" 2>/dev/null; then
+		# shellcheck disable=SC2031
+		passed=$((passed + dp))
+		# shellcheck disable=SC2031
+		failed=$((failed + df))
 	else
-		tail -n 20 "$logdir/debug-kernel.log" | sed 's/^/   | /'
-		fail_case "debug kernel build (log $logdir/debug-kernel.log)"
+		fail_case "debug-kernel pass ended without a result (${dout#"$top"/})"
 	fi
+elif [ "$debug" = 1 ]; then
+	debug_pass
 fi
 echo "== suite time $((SECONDS - suite_t0)) s"
 echo "$passed passed, $failed failed"

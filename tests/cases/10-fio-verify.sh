@@ -17,6 +17,9 @@
 #   multi        4 jobs, random 64k O_DIRECT at 32M + 2M*i, 2M each
 # Per geometry: to_raid5x, fio write+verify, stop, assemble raid456,
 # check_parity, fio --verify_only. 6 assertions x 6 geometries.
+# On the debug kernel (GL_SCALE > 1) every section after seq-direct and
+# the members shrink by GL_SCALE (a scaled MiB, gl_unit); seq-direct keeps
+# its 8M so the largest bs still writes whole rows.
 # timeout: 900
 # shellcheck source=../lib/guest-lib.sh
 . /lib/guest-lib.sh
@@ -29,7 +32,10 @@ geometries=(
 	"4 128 parity-first 64k"
 	"5 512 parity-last 2M"
 )
-member_mb=32   # 3 disks: ~62 MiB usable, the job needs 40 MiB
+u=$(gl_unit)   # 1 MiB on Debian's kernel
+# 3 disks of 32 MiB: ~62 MiB usable, the job needs 8 MiB + 32 u = 40 MiB
+member_mb=$((8 + 24 * u / 1048576))
+note "volume scale $GL_SCALE: members $member_mb MiB, unit $u bytes"
 tap_plan $((${#geometries[@]} * 6))
 load_md
 
@@ -60,13 +66,13 @@ ioengine=libaio
 iodepth=8
 bsrange=4k-1M
 offset=8M
-size=8M
+size=$((8 * u))
 
 [seq-buffered]
 rw=write
 bs=256k
-offset=16M
-size=6M
+offset=$((8 * 1048576 + 8 * u))
+size=$((6 * u))
 end_fsync=1
 
 [odd-direct]
@@ -74,15 +80,15 @@ rw=randwrite
 direct=1
 ioengine=psync
 bsrange=512-300k
-offset=23069184
-size=5M
+offset=$((8 * 1048576 + 14 * u + 512))
+size=$((5 * u))
 
 [odd-buffered]
 rw=randwrite
 bsrange=512-300k
 bs_unaligned=1
-offset=29360640
-size=3M
+offset=$((8 * 1048576 + 20 * u + 512))
+size=$((3 * u))
 end_fsync=1
 
 [multi]
@@ -92,9 +98,9 @@ ioengine=libaio
 iodepth=4
 bs=64k
 numjobs=4
-offset=32M
-offset_increment=2M
-size=2M
+offset=$((8 * 1048576 + 24 * u))
+offset_increment=$((2 * u))
+size=$((2 * u))
 EOF
 }
 

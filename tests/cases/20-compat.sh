@@ -13,6 +13,8 @@
 #     sha256 read through raid5x
 #   4 overwrite parts under raid5x; stop; assemble under raid456: identical
 #     sha256, parity check clean
+# On the debug kernel (GL_SCALE > 1) members, patterns and regions shrink
+# by GL_SCALE (all offsets are multiples of a scaled MiB, gl_unit).
 # timeout: 600
 # shellcheck source=../lib/guest-lib.sh
 . /lib/guest-lib.sh
@@ -22,27 +24,29 @@ geometries=(
 	"5 512 right-asymmetric"
 	"3 128 parity-last"
 )
-member_mb=20
+u=$(gl_unit)   # 1 MiB on Debian's kernel
+member_mb=$(gl_scaled 20 6)
+note "volume scale $GL_SCALE: members $member_mb MiB, unit $u bytes"
 tap_plan $((${#geometries[@]} * 10))
 load_md
 
-head -c $((12 << 20)) /dev/urandom >/tmp/pat-a
-head -c $((12 << 20)) /dev/urandom >/tmp/pat-b
+head -c $((12 * u)) /dev/urandom >/tmp/pat-a
+head -c $((12 * u)) /dev/urandom >/tmp/pat-b
 
 # write_pattern MD PATTERN SEED: deterministic-size writes of PATTERN data
-# and fio random data (seeded) to fixed regions of the first 30 MiB.
+# and fio random data (seeded) to fixed regions of the first 30 MiB (30 u).
 write_pattern() {
 	local md pat=$2 seed=$3
 	md=$(md_dev "$1")
-	dd if="$pat" of="$md" bs=1M count=12 oflag=direct conv=notrunc status=none &&
-		dd if="$pat" of="$md" bs=12k count=340 seek=1100 oflag=direct \
-			conv=notrunc status=none &&
+	dd if="$pat" of="$md" bs="$u" count=12 oflag=direct conv=notrunc status=none &&
+		dd if="$pat" of="$md" bs=12k count="$(gl_scaled 340)" \
+			seek=$((1100 * u / 1048576)) oflag=direct conv=notrunc status=none &&
 		fio --eta=never --output=/dev/null --name=odd --filename="$md" \
 			--rw=randwrite --bsrange=512-64k --bs_unaligned=1 \
-			--offset=18M --size=6M --randseed="$seed" --end_fsync=1 &&
+			--offset=$((18 * u)) --size=$((6 * u)) --randseed="$seed" --end_fsync=1 &&
 		fio --eta=never --output=/dev/null --name=small --filename="$md" \
 			--rw=randwrite --bs=4k --direct=1 --ioengine=libaio \
-			--iodepth=16 --offset=26M --size=4M --randseed="$seed" &&
+			--iodepth=16 --offset=$((26 * u)) --size=$((4 * u)) --randseed="$seed" &&
 		sync
 }
 
@@ -64,8 +68,8 @@ assemble_same_sha() {
 
 # overwrite MD SEED: 20K writes at an odd offset, then a new pattern.
 overwrite() {
-	dd if=/tmp/pat-a of="$(md_dev "$1")" bs=20k count=200 seek=333 \
-		oflag=direct conv=notrunc status=none &&
+	dd if=/tmp/pat-a of="$(md_dev "$1")" bs=20k count="$(gl_scaled 200)" \
+		seek=$((333 * u / 1048576)) oflag=direct conv=notrunc status=none &&
 		write_pattern "$1" /tmp/pat-b "$2"
 }
 

@@ -12,7 +12,7 @@
 tap_plan 12
 load_md
 
-read -r -a devs <<<"$(make_members 5 48)"
+read -r -a devs <<<"$(make_members 5 "$(gl_scaled 48 12)")"
 sys=/sys/block/md0/md
 create_raid5 md0 4 64 left-symmetric "${devs[@]:0:4}"
 tap_check "takeover to raid5x" to_raid5x md0
@@ -45,7 +45,7 @@ tap_check "degraded: mdstat shows [4/3]" grep -q '\[4/3\]' /proc/mdstat
 tap_check "degraded read returns the same bytes" test "$(sha256sum </dev/md0)" = "$sum0"
 tap_check "fio verify while degraded" fio --eta=never --name=deg \
 	--filename=/dev/md0 --rw=randwrite --bs=8k --direct=1 --ioengine=libaio \
-	--iodepth=8 --size=100% --io_size=24M --randrepeat=1 --verify=crc32c \
+	--iodepth=8 --size=100% --io_size="$(gl_scaled 24)M" --randrepeat=1 --verify=crc32c \
 	--verify_fatal=1 --output=/dev/null
 sum1=$(sha256sum </dev/md0)
 mdadm /dev/md0 --remove "${devs[1]}" >/dev/null 2>&1

@@ -17,10 +17,11 @@ P=/usr/local/sbin/mdadm-raid5x   # patched
 S=/usr/sbin/mdadm                 # stock Debian mdadm 4.2
 CONF=/etc/mdadm/mdadm.conf
 mkdir -p /etc/mdadm
-read -r -a devs <<<"$(make_members 4 40)"
+mb=$(gl_scaled 40 10)   # members: 40 MiB, smaller on the debug kernel
+read -r -a devs <<<"$(make_members 4 "$mb")"
 # random member contents: the initial resync has real parity to compute
 for d in "${devs[@]}"; do
-	dd if=/dev/urandom of="$d" bs=1M count=40 status=none
+	dd if=/dev/urandom of="$d" bs=1M count="$mb" status=none
 done
 
 is_level() { [ "$(md_level md0)" = "$1" ] || { note "md0 runs '$(md_level md0)', want $1"; return 1; }
@@ -65,7 +66,7 @@ resync_done() { # mdadm creates raid5 degraded + spare: the initial
 }
 tap_check "initial sync runs to the end (not degraded)" resync_done
 r5x_check "fio write+verify on the raid5x array" fio_verify --name=w \
-	--filename=/dev/md0 --direct=1 --rw=randwrite --bs=64k --size=96M \
+	--filename=/dev/md0 --direct=1 --rw=randwrite --bs=64k --size=$((mb * 12 / 5))M \
 	--ioengine=libaio --iodepth=8
 sha=$(md_sha256 md0)
 note "sha256 $sha"

@@ -342,3 +342,29 @@ emit_out() {
 	echo "@@OUT-END@@"
 	dmesg -n "$lvl"
 }
+
+# ---- volume scale (debug kernel) -----------------------------------------
+# GL_SCALE: divisor for a case's data volumes. tests/run.sh boots the debug
+# kernel (KASAN, lockdep: 2-3x slower) with gl_scale=N on the command line
+# (RAID5X_DEBUG_SCALE, default 4) so the whole suite fits there too; a case
+# shrinks member sizes and fio sizes with gl_scaled/gl_unit and keeps every
+# assertion. Elsewhere (Debian's kernel) it is 1: volumes as written.
+GL_SCALE=$(tr ' ' '\n' </proc/cmdline 2>/dev/null | sed -n 's/^gl_scale=\([1-9][0-9]*\)$/\1/p' | tail -n 1)
+GL_SCALE=${GL_SCALE:-1}
+
+# gl_scaled N [MIN]: print N / GL_SCALE (rounded down), at least MIN
+# (default 1). For sizes in whole MiB, counts of blocks, and the like.
+gl_scaled() {
+	local v=$(($1 / GL_SCALE)) min=${2:-1}
+	[ "$v" -ge "$min" ] || v=$min
+	echo "$v"
+}
+
+# gl_unit: print a scaled MiB in bytes: 1 MiB / GL_SCALE, rounded down to a
+# multiple of 64 KiB (so offsets built from it stay 4K-aligned), at least
+# 64 KiB. A layout written as multiples of it shrinks as a whole.
+gl_unit() {
+	local u=$((1048576 / GL_SCALE / 65536 * 65536))
+	[ "$u" -ge 65536 ] || u=65536
+	echo "$u"
+}
