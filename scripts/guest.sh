@@ -22,6 +22,17 @@
 #   --hung SEC         panic the guest when a task is blocked SEC seconds
 #                      (hung_task_timeout_secs + hung_task_panic; default
 #                      120, 0 disables)
+#   --disk FILE        attach the host raw image FILE as a virtio-blk disk
+#                      (repeatable: /dev/vda, /dev/vdb, ... in order); its
+#                      contents outlive the guest. /init loads virtio_blk
+#                      and waits for the disks.
+#   --expect-crash     the guest is meant to die: it writes a line holding
+#                      "GUEST-CRASH:" to the console (e.g. to /dev/kmsg),
+#                      then resets itself (echo b >/proc/sysrq-trigger; no
+#                      sync, QEMU exits on the reset). Exit 0 if it did so
+#                      with a clean kernel log, 1 if the guest script ended
+#                      instead (verdict PASS or FAIL), 3 if it died without
+#                      the marker or with a kernel panic.
 #
 # The guest runs GUEST_SCRIPT as /run.sh under bash with ARGS, in /tmp, after
 # /init has mounted proc/sys/devtmpfs/tmpfs/debugfs and loaded crc32c_generic,
@@ -29,8 +40,10 @@
 # /init prints "GUEST-VERDICT: PASS" or "GUEST-VERDICT: FAIL rc=N", then the
 # whole dmesg between @@DMESG-BEGIN@@ and @@DMESG-END@@, then powers off.
 #
-# exit status: 0  verdict PASS and a clean kernel log
-#              1  verdict FAIL (the guest script failed)
+# exit status: 0  verdict PASS and a clean kernel log (--expect-crash: the
+#                 announced crash and a clean kernel log)
+#              1  verdict FAIL (the guest script failed; --expect-crash:
+#                 any verdict)
 #              2  kernel log shows a splat (WARNING:, BUG:, lockdep, ...)
 #                 or a failed KUnit case ("not ok N"), whatever the verdict
 #              3  timeout, or the guest died without a verdict (panic)
@@ -89,7 +102,8 @@ log() {
 kernel="" moddir="" kver="" timeout=600 mem=3072 smp=2 append="" logf="" outf=""
 hung=${GUEST_HUNG_S:-120}
 quiet=${GUEST_QUIET:-0}
-kos=() files=()
+kos=() files=() disks=()
+expect_crash=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kernel) kernel=${2:?--kernel needs a file}; shift 2 ;;
@@ -105,6 +119,8 @@ while [ $# -gt 0 ]; do
 	--out) outf=${2:?}; shift 2 ;;
 	--quiet) quiet=1; shift ;;
 	--hung) hung=${2:?}; shift 2 ;;
+	--disk) disks+=("${2:?--disk needs a file}"); shift 2 ;;
+	--expect-crash) expect_crash=1; shift ;;
 	-h|--help) usage ;;
 	--) shift; break ;;
 	-*) echo "guest.sh: unknown option $1" >&2; usage ;;
@@ -149,6 +165,12 @@ for f in "${files[@]}"; do
 	[[ $f == *:/* ]] || die "--file wants SRC:/abs/dest, got $f"
 	[ -e "${f%%:/*}" ] || die "--file source missing: ${f%%:/*}"
 done
+for d in ${disks[@]+"${disks[@]}"}; do
+	[ -f "$d" ] || [ -b "$d" ] || die "--disk: no such image file: $d"
+	{ [ -r "$d" ] && [ -w "$d" ]; } || die "--disk: $d must be readable and writable"
+	[[ $d != *,* ]] || die "--disk: a comma in the path is not supported: $d"
+done
+[ ${#disks[@]} -le 20 ] || die "--disk: at most 20 disks"
 command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 missing (scripts/setup.sh)"
 [ -x /bin/busybox ] || die "busybox missing (scripts/setup.sh)"
 
@@ -298,6 +320,19 @@ for m in crc32c_generic libcrc32c md_mod raid456 loop; do
 	modprobe "$m" 2>/dev/null || [ -d "/sys/module/$m" ] ||
 		echo "guest-init: module $m not available"
 done
+# --disk: virtio-blk disks, /dev/vda... in the order given
+if [ "$GUEST_DISKS" -gt 0 ]; then
+	for m in virtio_pci virtio_blk; do
+		modprobe "$m" 2>/dev/null || [ -d "/sys/module/$m" ] ||
+			echo "guest-init: module $m not available"
+	done
+	i=0
+	while [ "$(ls /sys/block | grep -c '^vd')" -lt "$GUEST_DISKS" ] && [ $i -lt 100 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	echo "guest-init: virtio disks: $(ls /sys/block | grep '^vd' | tr '\n' ' ')"
+fi
 echo "GUEST-INIT: kernel $kv up $(cut -d' ' -f1 /proc/uptime) s, running /run.sh"
 . /etc/guest-args
 cd /tmp
@@ -326,8 +361,8 @@ install -m 644 "$top/tests/lib/guest-lib.sh" "$r/usr/lib/guest-lib.sh"
 	done
 	printf '\n'
 } >"$r/etc/guest-args"
-printf "GUEST_NAME='%s'\nGUEST_HUNG_S='%s'\nexport GUEST_NAME GUEST_HUNG_S\n" \
-	"$name" "$hung" >"$r/etc/guest-env"
+printf "GUEST_NAME='%s'\nGUEST_HUNG_S='%s'\nGUEST_DISKS='%s'\nexport GUEST_NAME GUEST_HUNG_S GUEST_DISKS\n" \
+	"$name" "$hung" "${#disks[@]}" >"$r/etc/guest-env"
 for f in "${files[@]}"; do
 	src=${f%%:/*} dst=/${f#*:/}
 	mkdir -p "$r$(dirname "$dst")"
@@ -393,11 +428,15 @@ raw=$run/console.raw
 : >"$raw"
 cmdline="console=ttyS0 loglevel=5 printk.time=1 panic=-1 oops=panic"
 cmdline+=" rdinit=/init $append"
+drives=()
+for d in ${disks[@]+"${disks[@]}"}; do
+	drives+=(-drive "file=$d,format=raw,if=virtio,cache=writeback")
+done
 [ "$quiet" = 1 ] || log "booting $kernel ($kver), script $script, log $logf"
 t0=$(date +%s.%N)
 timeout -k 5 "$timeout" qemu-system-x86_64 -accel tcg -cpu max -m "$mem" \
 	-smp "$smp" -nographic -serial stdio -monitor none -nic none \
-	-no-reboot -kernel "$boot_kernel" -initrd "$run/initrd" \
+	-no-reboot -kernel "$boot_kernel" -initrd "$run/initrd" ${drives[@]+"${drives[@]}"} \
 	-append "$cmdline" </dev/null >"$raw" 2>&1 &
 qpid=$!
 # the log grows while the guest runs (and survives an interrupted run)
@@ -449,7 +488,20 @@ fi
 
 status=0
 verdict=$(grep -E '^GUEST-VERDICT: ' "$logf" | tail -n 1 || true)
-if [ -z "$verdict" ] || ! grep -q '^@@DMESG-END@@$' "$logf"; then
+if [ "$expect_crash" = 1 ]; then
+	if [ -n "$verdict" ]; then
+		echo "guest.sh: $name: expected a crash, but the guest script ended (${verdict#GUEST-VERDICT: }), see $logf" >&2
+		status=1
+	elif line=$(grep -m 1 'Kernel panic' "$logf"); then
+		echo "guest.sh: $name: kernel panic instead of the announced crash: $line" >&2
+		status=3
+	elif ! grep -q 'GUEST-CRASH:' "$logf"; then
+		echo "guest.sh: $name: guest died without announcing a crash (GUEST-CRASH:) after $elapsed s, see $logf" >&2
+		status=3
+	else
+		log "$name: crashed as announced: $(grep -m 1 -o 'GUEST-CRASH:.*' "$logf")"
+	fi
+elif [ -z "$verdict" ] || ! grep -q '^@@DMESG-END@@$' "$logf"; then
 	echo "guest.sh: $name: guest died without a verdict (panic or crash?) after $elapsed s, see $logf" >&2
 	status=3
 elif [ "$verdict" != "GUEST-VERDICT: PASS" ]; then
