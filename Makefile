@@ -64,3 +64,11 @@ uninstall:
 
 mdadm:
 	scripts/build-mdadm.sh $(BUILD)/mdadm
+
+# ---- rebuild time, raid5x vs raid456 (issue 5) ------------------------------
+#   make rebuild-bench  one guest: fail/remove/add a spare on a 4-member array,
+#                       recovery timed under each personality, interleaved;
+#                       Markdown table. REBUILD_ARGS passes options.
+.PHONY: rebuild-bench
+rebuild-bench:
+	scripts/rebuild-bench.sh $(REBUILD_ARGS)
