@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # mdadm-tests.sh: run mdadm's own level-5 tests (Debian mdadm source package,
-# tests/ driven by its `test` script) in one QEMU guest, first against the
+# tests/ driven by its `test` script) in QEMU guests (one per pass, a new one after a crash), first against the
 # kernel's raid456 (the reference), then against raid5x (md-raid5x loaded
 # with claim_raid5=1, raid456 unloaded and kept out), and report PASS/FAIL/
 # SKIP per test side by side.
@@ -9,11 +9,12 @@
 #   --tests LIST     comma-separated tests (default: every `run`/`variant`
 #                    line of tests/mdadm/tests.list)
 #   --pass LIST      raid456,raid5x (default both, in that order)
+#   --parallel       run the passes' guests at the same time
 #   --ko FILE        md-raid5x.ko to use (default: `make`, then ./md-raid5x.ko)
 #   --no-build       do not run `make`; use ./md-raid5x.ko as it is
 #   --kernel F, --moddir D, --kver V   passed to scripts/guest.sh
 #   --test-timeout S per mdadm test (default 600)
-#   --timeout S      the whole guest (default: 900 + 300 per test and pass)
+#   --timeout S      one guest (default: 600 + 300 per test)
 #   --out DIR        results (default build/mdadm-tests): report.md, logs/
 #   --ktap           print one KTAP line per test and pass on stdout
 #   -v               stream the guest console
@@ -37,12 +38,13 @@ usage() {
 die() { echo "mdadm-tests: $*" >&2; exit 64; }
 log() { echo "mdadm-tests: $*" >&2; }
 
-tests="" passes=raid456,raid5x ko="" build=1 ttmo=600 gtmo="" out="" ktap=0 verbose=0
+tests="" passes=raid456,raid5x parallel=0 ko="" build=1 ttmo=600 gtmo="" out="" ktap=0 verbose=0
 gargs=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--tests) tests=${2:?--tests needs a list}; shift 2 ;;
 	--pass) passes=${2:?--pass needs raid456,raid5x}; shift 2 ;;
+	--parallel) parallel=1; shift ;;
 	--ko) ko=${2:?--ko needs a file}; build=0; shift 2 ;;
 	--no-build) build=0; shift ;;
 	--kernel|--moddir|--kver) gargs+=("$1" "${2:?$1 needs a value}"); shift 2 ;;
@@ -142,22 +144,68 @@ for f in ext2 ext3 ext4; do
 done
 
 # ---- run -------------------------------------------------------------------
-n=${#sel[@]}
-[ -n "$gtmo" ] || gtmo=$((900 + 300 * n * ${#plist[@]}))
-tlist=$(IFS=,; echo "${sel[*]}")
-rm -rf "$out/logs" "$out/results.tgz"
+# One guest per pass. A test that hangs the guest (hung-task panic) or
+# crashes it gets verdict CRASH (its console log is kept as
+# logs/PASS/TEST.console) and a new guest runs the rest of the pass.
+[ -n "$gtmo" ] || gtmo=$((600 + 300 * ${#sel[@]}))
+rm -rf "$out/logs" "$out"/console-* "$out"/results-* "$out"/guest-* "$out"/status-* "$out/results.txt"
+mkdir -p "$out/logs"
+: >"$out/results.txt"
 qopt=(--quiet)
 [ "$verbose" = 0 ] || qopt=()
-log "guest: ${#sel[@]} tests x passes $passes (guest timeout $gtmo s, log $out/console.log)"
 t0=$SECONDS
+# run_pass PASS: the pass's guests; results in $out/results-PASS.txt, the
+# worst guest.sh status (2 splat, 3 crash/timeout) in $out/status-PASS
+run_pass() {
+	local p=$1 boot=0 st gst=0 cl t todo rest
+	todo=("${sel[@]}")
+	: >"$out/results-$p.txt"
+	while [ ${#todo[@]} -gt 0 ]; do
+		boot=$((boot + 1))
+		cl=$out/console-$p-$boot.log
+		log "pass $p, guest $boot: ${#todo[@]} tests (guest timeout $gtmo s, log $cl)"
+		st=0
+		scripts/guest.sh "${qopt[@]}" "${gargs[@]}" --ko "$ko" --file "$stage:/opt/mdt" \
+			--timeout "$gtmo" --log "$cl" --out "$out/results-$p-$boot.tgz" \
+			tests/mdadm/run-guest.sh "$p" "$(IFS=,; echo "${todo[*]}")" "$ttmo" \
+			>"$out/guest-$p-$boot.log" 2>&1 || st=$?
+		grep -E '^guest\.sh: ' "$out/guest-$p-$boot.log" | grep -v 'no @@OUT block' >&2 || true
+		[ "$st" = 0 ] || [ "$st" = 1 ] || gst=$st
+		[ ! -s "$out/results-$p-$boot.tgz" ] || tar -C "$out/logs" -xzf "$out/results-$p-$boot.tgz"
+		grep -h '^MDT-RESULT ' "$cl" | tr -d '\r' >>"$out/results-$p.txt" || true
+		rest=()
+		for t in "${todo[@]}"; do
+			grep -q "^MDT-RESULT $p $t " "$cl" || rest+=("$t")
+		done
+		[ ${#rest[@]} -gt 0 ] || break
+		[ ${#rest[@]} -lt ${#todo[@]} ] || [ "$st" != 0 ] || break
+		# the first test without a result took the guest down
+		t=${rest[0]}
+		log "pass $p: $t crashed or hung the guest (status $st)"
+		mkdir -p "$out/logs/$p"
+		cp "$cl" "$out/logs/$p/$t.console"
+		echo "MDT-RESULT $p $t CRASH 0 raid5x=0 raid456=0 r5x_counters=0 rc=$st" >>"$out/results-$p.txt"
+		todo=("${rest[@]:1}")
+	done
+	echo "$gst" >"$out/status-$p"
+}
+if [ "$parallel" = 1 ]; then
+	for p in "${plist[@]}"; do
+		run_pass "$p" &
+	done
+	wait
+else
+	for p in "${plist[@]}"; do
+		run_pass "$p"
+	done
+fi
 gst=0
-scripts/guest.sh "${qopt[@]}" "${gargs[@]}" --ko "$ko" --file "$stage:/opt/mdt" \
-	--timeout "$gtmo" --log "$out/console.log" --out "$out/results.tgz" \
-	tests/mdadm/run-guest.sh "$passes" "$tlist" "$ttmo" >"$out/guest.log" 2>&1 || gst=$?
+for p in "${plist[@]}"; do
+	cat "$out/results-$p.txt" >>"$out/results.txt"
+	st=$(cat "$out/status-$p")
+	[ "$st" = 0 ] || gst=$st
+done
 wall=$((SECONDS - t0))
-grep -E '^guest\.sh: ' "$out/guest.log" >&2 || true
-mkdir -p "$out/logs"
-[ -s "$out/results.tgz" ] && tar -C "$out/logs" -xzf "$out/results.tgz"
 
 # ---- report ----------------------------------------------------------------
 declare -A verdict secs note
@@ -178,7 +226,7 @@ while read -r _ p t v s x5 x456 xc rc; do
 	raid456) note[$p/$t]="" ;;
 	esac
 	: "$rc"
-done < <(grep -h '^MDT-RESULT ' "$out/console.log" | tr -d '\r')
+done <"$out/results.txt"
 
 cell() { # PASS TEST
 	local k=$1/$2
@@ -194,8 +242,8 @@ cell() { # PASS TEST
 	echo "# mdadm's own raid5 tests: raid456 vs raid5x"
 	echo
 	echo "mdadm $(sed -n 's/^mdadm \([^ ]*\) .*/\1/p' "$top/build/mdadm/stamp") test suite (\`./test --tests=NAME\`," \
-		"one per test, loop devices, INTEGRITY=yes) in one QEMU guest" \
-		"($(grep -m1 -o 'kernel [^ ]* up' "$out/console.log" | sed 's/ up$//' || echo 'kernel ?')," \
+		"one per test, loop devices, INTEGRITY=yes) in QEMU guests (one per pass, a new one after a crash)" \
+		"($(cat "$out"/console-*-1.log | grep -m1 -o 'kernel [^ ]* up' | sed 's/ up$//' || echo 'kernel ?')," \
 		"$(date -u +%Y-%m-%d), raid5x $(git -C "$top" describe --always --dirty 2>/dev/null))," \
 		"${wall} s wall. raid5x pass: md-raid5x claim_raid5=1, raid456 unloaded and" \
 		"blocked (\`install raid456 /bin/false\`); the sampler checks every 0.2 s that" \
@@ -244,7 +292,7 @@ for p in "${plist[@]}"; do
 		fi
 	done
 done
-[ "$gst" = 0 ] || log "guest.sh exit status $gst (see $out/guest.log)"
+[ "$gst" = 0 ] || log "a guest ended with status $gst (see $out/guest-*.log)"
 if [ "$gst" = 2 ] || [ "$gst" = 3 ]; then
 	failed=$((failed + 1))
 	[ "$ktap" = 0 ] || echo "# guest: kernel splat, timeout or crash (status $gst)"

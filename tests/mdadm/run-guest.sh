@@ -111,6 +111,10 @@ run_one() {
 	: >"$L/$t.samples"
 	sampler "$L/$t.samples" &
 	spid=$!
+	# the test's steps on the console (its own log dies with a hung guest)
+	{ tail -n +1 -F /var/tmp/log 2>/dev/null & echo $! >/tmp/mdt-tail.pid; wait; } |
+		awk -v t="$t" '/^\+\+ [0-9.]+ (mdadm|check|testdev|tar|sha1sum|dd|cmp|echo|exit|die|mkfs|fsck|blockdev|[^ ]*\/(test_stripe|swap_super)) / {
+			print "mdt-step " t ":" substr($0, 1, 200); fflush() }' &
 	t0=$(cut -d' ' -f1 /proc/uptime)
 	(cd "$T/mdadm" && exec setsid bash ./test --tests="$t" --save-logs \
 		--logdir="$L/logs") >"$L/$t.out" 2>&1 &
@@ -124,6 +128,8 @@ run_one() {
 	wait "$wd" 2>/dev/null
 	kill "$spid" 2>/dev/null
 	wait "$spid" 2>/dev/null
+	kill "$(cat /tmp/mdt-tail.pid)" 2>/dev/null
+	wait
 	secs=$(awk -v a="$t0" -v b="$(cut -d' ' -f1 /proc/uptime)" 'BEGIN { printf "%d", b - a + 0.5 }')
 	dmesg -c >"$L/$t.dmesg"
 	cp /var/tmp/log "$L/$t.xtrace" 2>/dev/null
