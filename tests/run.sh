@@ -136,10 +136,24 @@ fi
 
 # ---- run -----------------------------------------------------------------
 suite_t0=$SECONDS
+# child_cpu: set cpu_now to the CPU seconds (user + system) used so far by
+# this shell's waited-for children, i.e. mostly QEMU. A case's CPU time
+# barely depends on how loaded the machine is, unlike its wall time: both
+# are reported. (times runs in this shell: a subshell would report 0.)
+cpu_now=0
+child_cpu() {
+	local f=$logdir/.times.$BASHPID
+	times >"$f"
+	cpu_now=$(awk 'NR == 2 {
+		n = split($0, f, /[ ms]+/); t = 0
+		for (i = 1; i + 1 <= n; i += 2) if (f[i] != "") t += f[i] * 60 + f[i + 1]
+		printf "%d\n", t }' "$f")
+	rm -f "$f"
+}
 # run_case FILE [PREFIX]: one case; PREFIX names its logs and lines
 run_case() {
 	local f=$1 prefix=${2:-} name log st t0 dt nok nnot plan body tmo i a verdict
-	local cargs hargs qopt
+	local cargs hargs qopt c0
 	name=$prefix$(basename "$f" .sh)
 	if [ "${f#tests/host/}" != "$f" ]; then
 		# host-side test: KTAP lines on stdout, status 0 on success
@@ -193,6 +207,8 @@ run_case() {
 	[ "$verbose" = 0 ] || qopt=()
 	echo "== $name (timeout ${tmo} s)"
 	t0=$SECONDS
+	child_cpu
+	c0=$cpu_now
 	st=0
 	scripts/guest.sh "${qopt[@]}" "${gargs[@]}" ${cargs[@]+"${cargs[@]}"} --timeout "$tmo" --log "$log" \
 		"$f" >"$logdir/$name.harness" 2>&1 || st=$?
@@ -234,8 +250,9 @@ run_case() {
 	else
 		verdict=FAIL
 	fi
-	printf '   %s: %s, %d ok, %d not ok, %d s (log %s)\n' \
-		"$name" "$verdict" "$nok" "$nnot" "$dt" "${log#"$top"/}"
+	child_cpu
+	printf '   %s: %s, %d ok, %d not ok, %d s, CPU %d s (log %s)\n' \
+		"$name" "$verdict" "$nok" "$nnot" "$dt" $((cpu_now - c0)) "${log#"$top"/}"
 }
 
 # ---- the debug-kernel pass (KUnit, lockdep, KASAN) -----------------------
