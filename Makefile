@@ -65,6 +65,16 @@ uninstall:
 mdadm:
 	scripts/build-mdadm.sh $(BUILD)/mdadm
 
+# ---- mdadm's own raid5 tests (issue 5) -------------------------------------
+#   make mdadm-tests  mdadm's test suite (Debian source package) on raid456,
+#                     then on raid5x (claim_raid5=1), one QEMU guest per pass;
+#                     report in $(BUILD)/mdadm-tests/report.md. MDADM_TESTS_ARGS
+#                     passes options (e.g. --tests 00raid5,01r5fail --parallel).
+#                     Not in make check: 40-90 min for both passes under TCG.
+.PHONY: mdadm-tests
+mdadm-tests:
+	BUILD=$(BUILD) scripts/mdadm-tests.sh $(MDADM_TESTS_ARGS)
+
 # ---- rebuild time, raid5x vs raid456 (issue 5) ------------------------------
 #   make rebuild-bench  one guest: fail/remove/add a spare on a 4-member array,
 #                       recovery timed under each personality, interleaved;
