@@ -370,8 +370,9 @@ static int check_array(struct mddev *mddev, const char **why)
 		*why = "arrays with a partial parity log are not supported";
 		return -EINVAL;
 	}
-	if (mddev->bitmap || mddev->bitmap_info.offset || mddev->bitmap_info.file) {
-		*why = "arrays with a write-intent bitmap are not supported yet";
+	if (!R5X_HAVE_BITMAP && (mddev->bitmap || mddev->bitmap_info.offset ||
+				 mddev->bitmap_info.file)) {
+		*why = "write-intent bitmaps are not supported on this kernel";
 		return -EINVAL;
 	}
 	if (mddev_is_clustered(mddev)) {
@@ -590,8 +591,15 @@ static sector_t raid5x_sync_request(struct mddev *mddev, sector_t sector_nr,
 	struct r5x_stripe *sh;
 	int i, mode, target = -1;
 
-	if (sector_nr >= max_sector)
+	if (sector_nr >= max_sector) {
+		if (mddev->bitmap) {
+			r5x_bm_close_sync(mddev, mddev->curr_resync < max_sector,
+					  mddev->curr_resync);
+			if (mddev->curr_resync >= max_sector)
+				conf->fullsync = false;
+		}
 		return 0;
+	}
 	if (test_bit(MD_RECOVERY_SYNC, &mddev->recovery)) {
 		if (mddev->degraded) {
 			/* nothing to compare a degraded stripe with */
@@ -621,6 +629,23 @@ static sector_t raid5x_sync_request(struct mddev *mddev, sector_t sector_nr,
 			return max_sector - sector_nr;
 		}
 	}
+	/*
+	 * With a bitmap, regions no write touched since the last sync need no
+	 * resync, and a member re-added to its old slot needs only the regions
+	 * written while it was away.  check/repair and fresh spares do it all.
+	 */
+	if (mddev->bitmap) {
+		sector_t n;
+		bool needed = r5x_bm_start_sync(mddev, sector_nr, &n,
+						mddev->degraded > 0);
+
+		if (!needed && !conf->fullsync && n >= R5X_STRIPE_SECTORS &&
+		    !test_bit(MD_RECOVERY_REQUESTED, &mddev->recovery)) {
+			*skipped = 1;
+			return round_down(n, R5X_STRIPE_SECTORS);
+		}
+		r5x_bm_cond_end_sync(mddev, sector_nr);
+	}
 	sh = r5x_get_stripe(conf, round_down(sector_nr, R5X_STRIPE_SECTORS), 0);
 	if (!sh)
 		return 0;
@@ -632,20 +657,30 @@ static sector_t raid5x_sync_request(struct mddev *mddev, sector_t sector_nr,
 	return R5X_STRIPE_SECTORS;
 }
 
+/*
+ * A spare takes a free slot; a member re-added (md's saved_raid_disk) gets
+ * its old one back, and with a bitmap only the regions written while it was
+ * away are rebuilt.  Any other spare makes the next recovery a full one.
+ */
 static int raid5x_hot_add(struct mddev *mddev, struct md_rdev *rdev)
 {
 	struct r5x_conf *conf = mddev->private;
-	int i;
+	int i, slot = -1, old = rdev->saved_raid_disk;
 
-	for (i = 0; i < conf->geom.raid_disks; i++) {
-		if (rcu_access_pointer(conf->disks[i].rdev))
-			continue;
-		rdev->raid_disk = i;
-		rdev->recovery_offset = 0;
-		rcu_assign_pointer(conf->disks[i].rdev, rdev);
-		return 0;
-	}
-	return -EEXIST;
+	if (old >= 0 && old < conf->geom.raid_disks &&
+	    !rcu_access_pointer(conf->disks[old].rdev))
+		slot = old;
+	for (i = 0; slot < 0 && i < conf->geom.raid_disks; i++)
+		if (!rcu_access_pointer(conf->disks[i].rdev))
+			slot = i;
+	if (slot < 0)
+		return -EEXIST;
+	if (slot != old)
+		conf->fullsync = true;
+	rdev->raid_disk = slot;
+	rdev->recovery_offset = 0;
+	rcu_assign_pointer(conf->disks[slot].rdev, rdev);
+	return 0;
 }
 
 static int raid5x_hot_remove(struct mddev *mddev, struct md_rdev *rdev)

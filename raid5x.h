@@ -152,6 +152,7 @@ struct r5x_stripe {
 	spinlock_t lock;	/* bio lists, wmask */
 	atomic_t io_pending;	/* member I/Os in flight */
 	unsigned long delay_deadline; /* jiffies: delayed stripe activates by then */
+	unsigned long bm_seq;	/* conf->bm_seq of its newest bitmap startwrite */
 	unsigned int sync_mode;	/* enum r5x_sync_mode while R5X_STRIPE_SYNC */
 	int sync_target;	/* member rebuilt by recovery, or -1 */
 	struct r5x_dev dev[];	/* conf->raid_disks entries */
@@ -209,6 +210,16 @@ struct r5x_conf {
 	struct bio_list retry_reads;	/* failed direct reads, under lock */
 	struct work_struct retry_work;	/* sends them through the cache */
 	bool sb_blocked;		/* degraded write waits for md's superblock */
+	/*
+	 * Write-intent bitmap: every write attachment to a stripe page is one
+	 * md_bitmap_startwrite (numbered by bm_seq) and one endwrite when the
+	 * bio is completed.  raid5xd flushes the bitmap (md_bitmap_unplug)
+	 * before writing a stripe whose newest startwrite is past bm_flushed,
+	 * so no data reaches a member before its dirty bit is on disk.
+	 */
+	atomic_long_t bm_seq;
+	unsigned long bm_flushed;	/* raid5xd only */
+	bool fullsync;			/* recovery may not skip clean regions */
 	struct timer_list delay_timer;	/* wakes raid5xd for aged stripes */
 
 	/* sequential write stream detection (delay_list.c) */

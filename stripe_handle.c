@@ -133,11 +133,20 @@ bool r5x_stripe_write_pending(struct r5x_stripe *sh)
 void r5x_attach_bio(struct r5x_stripe *sh, int disk, struct bio *bio,
 		    sector_t lsector, bool write)
 {
+	struct r5x_conf *conf = sh->conf;
 	struct r5x_dev *dev = &sh->dev[disk];
 	struct r5x_bref *r = mempool_alloc(bref_pool, GFP_NOIO);
+	unsigned long bm_seq = 0;
 
 	r->bio = bio;
+	if (write && conf->mddev->bitmap) {
+		/* ended in complete_blist(), whatever becomes of the write */
+		r5x_bm_startwrite(conf->mddev, sh->sector, R5X_STRIPE_SECTORS);
+		bm_seq = atomic_long_inc_return(&conf->bm_seq);
+	}
 	spin_lock(&sh->lock);
+	if (bm_seq > sh->bm_seq)
+		sh->bm_seq = bm_seq;
 	if (write) {
 		blist_add(&dev->towrite, r);
 		dev->wmask |= sector_mask(lsector, bio);
@@ -179,11 +188,16 @@ static void copy_bio_page(struct bio *bio, struct page *page, sector_t lsector,
 	}
 }
 
-/* Complete every bio of @l (status @err if non-zero) and free the nodes. */
-static void complete_blist(struct r5x_conf *conf, struct r5x_blist *l,
+/*
+ * Complete every bio of @l (status @err if non-zero) and free the nodes.
+ * For writes, end each attachment's bitmap write; @bm_clean: every member
+ * got it, so the bitmap may forget the region.
+ */
+static void complete_blist(struct r5x_stripe *sh, struct r5x_blist *l,
 			   bool write, blk_status_t err, struct page *page,
-			   sector_t lsector)
+			   sector_t lsector, bool bm_clean)
 {
+	struct r5x_conf *conf = sh->conf;
 	struct r5x_bref *r = l->head, *next;
 
 	for (; r; r = next) {
@@ -192,6 +206,9 @@ static void complete_blist(struct r5x_conf *conf, struct r5x_blist *l,
 			r->bio->bi_status = err;
 		else if (page)
 			copy_bio_page(r->bio, page, lsector, false);
+		if (write && conf->mddev->bitmap)
+			r5x_bm_endwrite(conf->mddev, sh->sector,
+					R5X_STRIPE_SECTORS, bm_clean && !err);
 		r5x_bio_done(conf, r->bio, write);
 		mempool_free(r, bref_pool);
 	}
@@ -629,7 +646,11 @@ static void submit_io(struct r5x_stripe *sh, unsigned long reads,
 }
 
 /* Member writes of drained bios are done: complete the array writes. */
-static void finish_writes(struct r5x_stripe *sh, bool failed)
+/*
+ * @failed members are unusable now: more than one fails the writes; any
+ * keeps the bitmap region dirty (the member that missed it needs a resync).
+ */
+static void finish_writes(struct r5x_stripe *sh, int failed)
 {
 	struct r5x_conf *conf = sh->conf;
 	bool any = false;
@@ -640,8 +661,8 @@ static void finish_writes(struct r5x_stripe *sh, bool failed)
 
 		if (blist_empty(&dev->written))
 			continue;
-		complete_blist(conf, &dev->written, true,
-			       failed ? BLK_STS_IOERR : 0, NULL, 0);
+		complete_blist(sh, &dev->written, true,
+			       failed > 1 ? BLK_STS_IOERR : 0, NULL, 0, !failed);
 		any = true;
 	}
 	if (any)
@@ -668,8 +689,8 @@ static void serve_reads(struct r5x_stripe *sh, int i)
 	spin_lock(&sh->lock);
 	blist_splice(&l, &sh->dev[i].toread);
 	spin_unlock(&sh->lock);
-	complete_blist(sh->conf, &l, false, 0, sh->dev[i].page,
-		       sh->dev[i].lsector);
+	complete_blist(sh, &l, false, 0, sh->dev[i].page,
+		       sh->dev[i].lsector, false);
 }
 
 /* More members failed than RAID5 survives: error out every bio. */
@@ -689,13 +710,26 @@ static void fail_stripe(struct r5x_stripe *sh)
 		/* unreadable blocks are tried again by the next request */
 		clear_bit(R5X_DEV_READERR, &sh->dev[i].flags);
 		spin_unlock(&sh->lock);
-		complete_blist(conf, &rd, false, BLK_STS_IOERR, NULL, 0);
-		complete_blist(conf, &wr, true, BLK_STS_IOERR, NULL, 0);
+		complete_blist(sh, &rd, false, BLK_STS_IOERR, NULL, 0, false);
+		complete_blist(sh, &wr, true, BLK_STS_IOERR, NULL, 0, false);
 	}
 	clear_bit(R5X_STRIPE_DELAYED, &sh->state);
 	r5x_preread_done(conf, sh);
 	if (test_bit(R5X_STRIPE_SYNC, &sh->state))
 		finish_sync(sh, false);
+}
+
+/* Before a stripe's data writes: its bitmap bits must be on disk. */
+static void bitmap_flush(struct r5x_stripe *sh)
+{
+	struct r5x_conf *conf = sh->conf;
+	unsigned long seq;
+
+	if (!conf->mddev->bitmap || READ_ONCE(sh->bm_seq) <= conf->bm_flushed)
+		return;
+	seq = atomic_long_read(&conf->bm_seq);
+	r5x_bm_unplug(conf->mddev);
+	conf->bm_flushed = seq;
 }
 
 void r5x_handle_stripe(struct r5x_stripe *sh)
@@ -716,7 +750,7 @@ void r5x_handle_stripe(struct r5x_stripe *sh)
 		if (test_bit(R5X_DEV_READERR, &sh->dev[i].flags))
 			readerr |= BIT(i);
 	}
-	finish_writes(sh, p.failed > 1);
+	finish_writes(sh, p.failed);
 	finish_sync_write(sh);
 	if (p.failed > 1) {
 		fail_stripe(sh);
@@ -744,6 +778,8 @@ void r5x_handle_stripe(struct r5x_stripe *sh)
 		writes = run_sync(sh, &p);
 	else
 		writes = p.rewrite;
+	if (p.drained)
+		bitmap_flush(sh);
 	submit_io(sh, p.want_read, writes, p.fua ? REQ_FUA : 0);
 	if (p.sync_now) {
 		if (writes)
