@@ -54,7 +54,7 @@ BIG_SECT=16384        # writer 3: the next 8 MiB, 64 KiB units
 REGION_SECT=$((SMALL_SECT + BIG_SECT))
 MAXOPS=3000           # plan length per writer (the crash comes first)
 PLAN_WRITE=4
-PLAN_VERIFY=8
+PLAN_VERIFY=9
 
 # the plan: one line "w i start_sector nsect gen" per write, deterministic
 make_plan() {
@@ -259,11 +259,11 @@ check_run() {
 }
 tap_check "check under $want after the resync: mismatch_cnt 0" check_run
 
-verify_data() {
+# verify FILE: the test region's contents in FILE against the plan
+verify() {
 	local w acked=""
 	for ((w = 0; w < W; w++)); do acked+="${acks[w]} "; done
-	dd if="$md" bs=1M count=$((REGION_SECT / 2048)) iflag=direct status=none |
-		awk -v acked="$acked" -v W="$W" -v NS="$REGION_SECT" '
+	awk -v acked="$acked" -v W="$W" -v NS="$REGION_SECT" '
 		BEGIN {
 			split(acked, a, " ")
 			# replay the plan: the last acknowledged write of each
@@ -294,9 +294,24 @@ verify_data() {
 		END {
 			printf "# %d acknowledged writes replayed; %d sectors read (want %d); in-flight sectors: %d new, %d old; %d bad sectors\n", nacked, NR, NS, new, old, bad
 			exit !(bad == 0 && NR == NS)
-		}'
+		}' "$1"
+}
+verify_data() {
+	dd if="$md" of=/tmp/region bs=1M count=$((REGION_SECT / 2048)) iflag=direct status=none &&
+		verify /tmp/region
 }
 tap_check "every acknowledged write reads back (test region, $((REGION_SECT / 2048)) MiB)" verify_data
+# the verifier itself: the last acknowledged write of writer 0 planted back
+# to generation 0 (a lost write) must be caught
+planted() {
+	local s n
+	[ "${acks[0]}" -gt 0 ] || { note "writer 0 acknowledged nothing"; return 1; }
+	read -r _ _ s n _ <<<"$(awk -v i="${acks[0]}" '$1 == 0 && $2 == i' /tmp/plan)"
+	pattern "$s" 1 0 | dd of=/tmp/region bs=512 seek="$s" conv=notrunc status=none || return 1
+	note "planted: sector $s (write 0/${acks[0]}) back to generation 0"
+	fails verify /tmp/region
+}
+tap_check "the verifier catches a planted lost write" planted
 
 # the first 32 MiB: the test region and what follows it (the rest is
 # covered by the parity check)

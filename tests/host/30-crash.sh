@@ -27,7 +27,7 @@ variants=${CRASH_VARIANTS:-raid5x:none raid5x:internal}
 crash_after=${CRASH_AFTER:-80}
 ko=${CRASH_KO:-$top/md-raid5x.ko}
 guest=tests/crash/crash-guest.sh
-plan_write=4 plan_verify=8   # the guest script's plans
+plan_write=4 plan_verify=9   # the guest script's plans
 read -r -a vlist <<<"$variants"
 nbitmap=0
 for v in "${vlist[@]}"; do [ "${v#*:}" = internal ] && nbitmap=1; done
