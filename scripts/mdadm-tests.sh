@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # mdadm-tests.sh: run mdadm's own level-5 tests (Debian mdadm source package,
-# tests/ driven by its `test` script) in QEMU guests (one per pass, a new one after a crash), first against the
+# tests/ driven by its `test` script) in QEMU guests, first against the
 # kernel's raid456 (the reference), then against raid5x (md-raid5x loaded
 # with claim_raid5=1, raid456 unloaded and kept out), and report PASS/FAIL/
-# SKIP per test side by side.
+# SKIP per test side by side. One guest per pass; a test that hangs or
+# crashes the guest gets verdict CRASH and a new guest runs the rest.
 #
 # usage: scripts/mdadm-tests.sh [options]
 #   --tests LIST     comma-separated tests (default: every `run`/`variant`
@@ -18,6 +19,8 @@
 #   --out DIR        results (default build/mdadm-tests): report.md, logs/
 #   --ktap           print one KTAP line per test and pass on stdout
 #   -v               stream the guest console
+#   --report-only    rewrite report.md from the logs in --out (also while a
+#                    run is in progress: what has finished so far)
 #
 # The mdadm tree (binary, test script, tests/) comes from
 # scripts/build-mdadm.sh (build/mdadm/src/mdadm-*; swap_super and
@@ -38,13 +41,14 @@ usage() {
 die() { echo "mdadm-tests: $*" >&2; exit 64; }
 log() { echo "mdadm-tests: $*" >&2; }
 
-tests="" passes=raid456,raid5x parallel=0 ko="" build=1 ttmo=600 gtmo="" out="" ktap=0 verbose=0
+tests="" passes=raid456,raid5x parallel=0 ronly=0 ko="" build=1 ttmo=600 gtmo="" out="" ktap=0 verbose=0
 gargs=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--tests) tests=${2:?--tests needs a list}; shift 2 ;;
 	--pass) passes=${2:?--pass needs raid456,raid5x}; shift 2 ;;
 	--parallel) parallel=1; shift ;;
+	--report-only) ronly=1; shift ;;
 	--ko) ko=${2:?--ko needs a file}; build=0; shift 2 ;;
 	--no-build) build=0; shift ;;
 	--kernel|--moddir|--kver) gargs+=("$1" "${2:?$1 needs a value}"); shift 2 ;;
@@ -94,6 +98,7 @@ else
 	done
 fi
 
+if [ "$ronly" = 0 ]; then
 # ---- mdadm tree, module ------------------------------------------------------
 log "scripts/build-mdadm.sh (patched mdadm and its source tree)"
 scripts/build-mdadm.sh "$top/build/mdadm" >"$out/build-mdadm.log" 2>&1 ||
@@ -205,7 +210,14 @@ for p in "${plist[@]}"; do
 	st=$(cat "$out/status-$p")
 	[ "$st" = 0 ] || gst=$st
 done
-wall=$((SECONDS - t0))
+wall="$((SECONDS - t0)) s wall"
+else
+	mtree=$(find "$top/build/mdadm/src" -mindepth 1 -maxdepth 1 -type d -name 'mdadm-*' | head -n 1)
+	wall="report rewritten from the logs (--report-only)"
+	cat "$out"/console-*.log 2>/dev/null | tr -d '\r' | grep -a '^MDT-RESULT ' >"$out/results.txt"
+	cat "$out"/results-*.txt 2>/dev/null | grep ' CRASH ' >>"$out/results.txt"
+	gst=0
+fi
 
 # ---- report ----------------------------------------------------------------
 declare -A verdict secs note
@@ -213,6 +225,12 @@ while read -r _ p t v s x5 x456 xc rc; do
 	verdict[$p/$t]=$v
 	secs[$p/$t]=$s
 	x5=${x5#raid5x=} x456=${x456#raid456=} xc=${xc#r5x_counters=}
+	if [ "$v" = CRASH ]; then
+		note[$p/$t]="guest hung or crashed; last step:$(grep -a "^mdt-step $t:" \
+			"$out/logs/$p/$t.console" 2>/dev/null | tail -n 1 | tr -d '\r' |
+			sed 's/^[^:]*:++ [0-9.]*//') (logs/$p/$t.console)"
+		continue
+	fi
 	case $p in
 	raid5x)
 		if [ "$x5" -gt 0 ] && [ "$x456" = 0 ]; then
@@ -223,7 +241,7 @@ while read -r _ p t v s x5 x456 xc rc; do
 		else
 			note[$p/$t]="no level-5 array sampled"
 		fi ;;
-	raid456) note[$p/$t]="" ;;
+	raid456) [ "$v" = PASS ] || note[$p/$t]="raid456 $v" ;;
 	esac
 	: "$rc"
 done <"$out/results.txt"
@@ -245,7 +263,7 @@ cell() { # PASS TEST
 		"one per test, loop devices, INTEGRITY=yes) in QEMU guests (one per pass, a new one after a crash)" \
 		"($(cat "$out"/console-*-1.log | grep -m1 -o 'kernel [^ ]* up' | sed 's/ up$//' || echo 'kernel ?')," \
 		"$(date -u +%Y-%m-%d), raid5x $(git -C "$top" describe --always --dirty 2>/dev/null))," \
-		"${wall} s wall. raid5x pass: md-raid5x claim_raid5=1, raid456 unloaded and" \
+		"${wall}. raid5x pass: md-raid5x claim_raid5=1, raid456 unloaded and" \
 		"blocked (\`install raid456 /bin/false\`); the sampler checks every 0.2 s that" \
 		"each level-5 array has md/raid5x_counters."
 	echo
