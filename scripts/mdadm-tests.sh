@@ -227,7 +227,7 @@ while read -r _ p t v s x5 x456 xc rc; do
 	x5=${x5#raid5x=} x456=${x456#raid456=} xc=${xc#r5x_counters=}
 	if [ "$v" = CRASH ]; then
 		note[$p/$t]="guest hung or crashed; last step:$(grep -a "^mdt-step $t:" \
-			"$out/logs/$p/$t.console" 2>/dev/null | tail -n 1 | tr -d '\r' |
+			"$out/logs/$p/$t.console" 2>/dev/null | grep -av " echo [0-9]*.$" | tail -n 1 | tr -d '\r' |
 			sed 's/^[^:]*:++ [0-9.]*//') (logs/$p/$t.console)"
 		continue
 	fi
