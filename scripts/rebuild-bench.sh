@@ -61,7 +61,7 @@ GUEST_QUIET=1 scripts/guest.sh --ko "$snap/md-raid5x.ko" --mem "$mem" \
 	--timeout $((reps * 2 * 240 + 120)) --log "$logf" \
 	scripts/rebuild-bench-guest.sh "$reps" "$size" "$chunk" "$smin" "$smax" \
 	raid456 raid5x || st=$?
-grep '^@@RB ' "$logf" | sed 's/^@@RB /  /'
+grep '^@@RB ' "$logf" | awk '!seen[$0]++' | sed 's/^@@RB /  /'
 echo
 echo "Rebuild of one member of a 4-member array ($size MiB members, chunk ${chunk}K,"
 echo "speed_limit_min/max $smin/$smax KB/s, $reps runs each, interleaved; module $(modinfo -F srcversion "$ko" 2>/dev/null || echo '?'))"
@@ -69,6 +69,7 @@ echo
 grep '^@@RB ' "$logf" | awk '
 	{ for (i = 2; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
 	  p = f["pers"]
+	  if (seen[p, f["rep"]]++) next   # a console line seen twice
 	  if (f["secs"] != "-") { n[p]++; t[p, n[p]] = f["secs"]; mib[p] = f["member_mib"] }
 	  if (f["check"] != "0" || f["data"] != "ok") bad[p]++ }
 	function median(p,   i, j, k, a, m) {
