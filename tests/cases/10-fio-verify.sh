@@ -17,9 +17,9 @@
 #   multi        4 jobs, random 64k O_DIRECT at 32M + 2M*i, 2M each
 # Per geometry: to_raid5x, fio write+verify, stop, assemble raid456,
 # check_parity, fio --verify_only. 6 assertions x 6 geometries.
-# On the debug kernel (GL_SCALE > 1) every section after seq-direct and
-# the members shrink by GL_SCALE (a scaled MiB, gl_unit); seq-direct keeps
-# its 8M so the largest bs still writes whole rows.
+# On the debug kernel (GL_SCALE > 1) every section and the members shrink
+# by GL_SCALE (a scaled MiB, gl_unit); seq-direct keeps at least two of its
+# blocks (8M for bs 4M, so the largest bs still writes whole rows).
 # timeout: 900
 # shellcheck source=../lib/guest-lib.sh
 . /lib/guest-lib.sh
@@ -33,14 +33,28 @@ geometries=(
 	"5 512 parity-last 2M"
 )
 u=$(gl_unit)   # 1 MiB on Debian's kernel
-# 3 disks of 32 MiB: ~62 MiB usable, the job needs 8 MiB + 32 u = 40 MiB
+# 3 disks of 32 MiB: ~62 MiB usable, the job needs at most 8 MiB + 32 u
+# (= 40 MiB)
 member_mb=$((8 + 24 * u / 1048576))
 note "volume scale $GL_SCALE: members $member_mb MiB, unit $u bytes"
 tap_plan $((${#geometries[@]} * 6))
 load_md
 
+# bytes SIZE: print 4k, 1M, ... in bytes.
+bytes() {
+	case $1 in
+	*k) echo $((${1%k} * 1024)) ;;
+	*M) echo $((${1%M} * 1048576)) ;;
+	*) echo "$1" ;;
+	esac
+}
+
 # write_job FILE SEQ_BS: the fio job file used for writing and re-verifying.
+# seq-direct covers [0, seqsz), the other sections follow it.
 write_job() {
+	local seqsz=$((8 * u)) b
+	b=$(bytes "$2")
+	[ "$seqsz" -ge $((2 * b)) ] || seqsz=$((2 * b))
 	cat >"$1" <<EOF
 [global]
 filename=/dev/md0
@@ -57,7 +71,7 @@ ioengine=libaio
 iodepth=4
 bs=$2
 offset=0
-size=8M
+size=$seqsz
 
 [rand-direct]
 rw=randwrite
@@ -65,13 +79,13 @@ direct=1
 ioengine=libaio
 iodepth=8
 bsrange=4k-1M
-offset=8M
+offset=$seqsz
 size=$((8 * u))
 
 [seq-buffered]
 rw=write
 bs=256k
-offset=$((8 * 1048576 + 8 * u))
+offset=$((seqsz + 8 * u))
 size=$((6 * u))
 end_fsync=1
 
@@ -80,14 +94,14 @@ rw=randwrite
 direct=1
 ioengine=psync
 bsrange=512-300k
-offset=$((8 * 1048576 + 14 * u + 512))
+offset=$((seqsz + 14 * u + 512))
 size=$((5 * u))
 
 [odd-buffered]
 rw=randwrite
 bsrange=512-300k
 bs_unaligned=1
-offset=$((8 * 1048576 + 20 * u + 512))
+offset=$((seqsz + 20 * u + 512))
 size=$((3 * u))
 end_fsync=1
 
@@ -98,7 +112,7 @@ ioengine=libaio
 iodepth=4
 bs=64k
 numjobs=4
-offset=$((8 * 1048576 + 24 * u))
+offset=$((seqsz + 24 * u))
 offset_increment=$((2 * u))
 size=$((2 * u))
 EOF
