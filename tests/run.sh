@@ -9,7 +9,8 @@
 #                    `make KDIR=... MDSRC=...` for a debug kernel)
 #   --kernel F, --moddir D, --kver V, --mem MB, --append ARGS, --timeout S
 #                    passed to scripts/guest.sh (--timeout: per case, default
-#                    from the case's "# timeout: S" line, else 600)
+#                    from the case's "# timeout: S" line, else 600;
+#                    doubled in the debug-kernel pass)
 #   --no-ko          run without md-raid5x.ko (the raid456 parts only; every
 #                    raid5x assertion then fails, by design)
 #   -v, --verbose    stream every guest console to stdout
@@ -136,6 +137,7 @@ fi
 
 # ---- run -----------------------------------------------------------------
 suite_t0=$SECONDS
+tmult=1   # timeout multiplier: 2 in the debug-kernel pass
 # child_cpu: set cpu_now to the CPU seconds (user + system) used so far by
 # this shell's waited-for children, i.e. mostly QEMU. A case's CPU time
 # barely depends on how loaded the machine is, unlike its wall time: both
@@ -203,6 +205,7 @@ run_case() {
 		tmo=$(sed -n 's/^# timeout: *\([0-9][0-9]*\).*/\1/p' "$f" | head -n 1)
 		tmo=${tmo:-600}
 	fi
+	tmo=$((tmo * tmult))
 	qopt=(--quiet)
 	[ "$verbose" = 0 ] || qopt=()
 	echo "== $name (timeout ${tmo} s)"
@@ -277,6 +280,8 @@ debug_pass() {
 	fi
 	gargs=(--kernel "$KERNEL" --moddir "$MODDIR" --kver "$KVER" --ko "$dko/md-raid5x.ko"
 		--append "gl_scale=$dscale")
+	# slower kernel, two guests at a time: a case's timeout is doubled
+	tmult=2
 	for f in "${sel[@]}"; do
 		[[ $f == tests/cases/* ]] || continue
 		if [ "${RAID5X_DEBUG_ALL:-1}" = 1 ] ||
