@@ -112,6 +112,46 @@ bool r5x_disk_faulty(struct r5x_conf *conf, int disk)
 	return disk_unusable(conf, disk, false);
 }
 
+/*
+ * A member failed and md has not yet written that to the other members'
+ * superblocks (md clears Blocked once it has): a degraded write now could
+ * leave data only parity can reconstruct, on members that would still
+ * assemble with the failed one after a crash.
+ */
+bool r5x_failure_unrecorded(struct r5x_conf *conf)
+{
+	struct md_rdev *rdev;
+	bool blocked = false;
+	int i;
+
+	rcu_read_lock();
+	for (i = 0; i < conf->geom.raid_disks && !blocked; i++) {
+		rdev = rcu_dereference(conf->disks[i].rdev);
+		blocked = rdev && test_bit(Blocked, &rdev->flags);
+	}
+	rcu_read_unlock();
+	return blocked;
+}
+
+/* raid5xd: degraded writes parked until md recorded a failure go on. */
+static void resume_sb_waiters(struct r5x_conf *conf)
+{
+	struct r5x_stripe *sh, *tmp;
+
+	lockdep_assert_held(&conf->lock);
+	if (list_empty(&conf->sb_wait))
+		return;
+	if (r5x_failure_unrecorded(conf)) {
+		/* md may update the superblock outside raid5xd: look again */
+		mod_timer(&conf->delay_timer, jiffies + 1);
+		return;
+	}
+	list_for_each_entry_safe(sh, tmp, &conf->sb_wait, lru) {
+		clear_bit(R5X_STRIPE_SB_WAIT, &sh->state);
+		list_move_tail(&sh->lru, &conf->handle);
+	}
+}
+
 static int calc_degraded(struct r5x_conf *conf)
 {
 	int i, degraded = 0;
@@ -317,8 +357,8 @@ static void raid5x_thread(struct md_thread *thread)
 		r5x_cache_shrink(conf);
 	blk_start_plug(&plug);
 	spin_lock_irq(&conf->lock);
-	conf->sb_blocked = false;
-	while (!conf->sb_blocked && (sh = r5x_next_stripe(conf))) {
+	resume_sb_waiters(conf);
+	while ((sh = r5x_next_stripe(conf))) {
 		spin_unlock_irq(&conf->lock);
 		r5x_handle_stripe(sh);
 		r5x_release_stripe(sh);
@@ -409,6 +449,7 @@ static struct r5x_conf *setup_conf(struct mddev *mddev)
 	INIT_LIST_HEAD(&conf->handle);
 	INIT_LIST_HEAD(&conf->delayed);
 	INIT_LIST_HEAD(&conf->hold);
+	INIT_LIST_HEAD(&conf->sb_wait);
 	init_waitqueue_head(&conf->wait_for_stripe);
 	init_waitqueue_head(&conf->wait_for_quiesce);
 	bio_list_init(&conf->retry_reads);
@@ -547,6 +588,8 @@ static void raid5x_error(struct mddev *mddev, struct md_rdev *rdev)
 	unsigned long flags;
 
 	spin_lock_irqsave(&conf->lock, flags);
+	/* no degraded write until md has recorded this (it clears Blocked) */
+	set_bit(Blocked, &rdev->flags);
 	set_bit(Faulty, &rdev->flags);
 	clear_bit(In_sync, &rdev->flags);
 	mddev->degraded = calc_degraded(conf);

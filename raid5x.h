@@ -42,7 +42,9 @@
  *
  *   A stripe with refcount 0 sits on exactly one of: inactive (idle),
  *   handle (work to do), delayed (wants pre-reads, not yet allowed),
- *   hold (allowed to pre-read, waiting for raid5xd).  A stripe with a
+ *   hold (allowed to pre-read, waiting for raid5xd), sb_wait (a degraded
+ *   write waiting until md has recorded a member's failure in the
+ *   superblocks; raid5xd moves them back to handle once it has).  A stripe with a
  *   non-zero refcount is on none of them: whoever took the reference
  *   (submitter, plug, in-flight I/O, raid5xd) owns it; the plug keeps it on
  *   the plug's own list through the same node while holding a reference.
@@ -136,6 +138,7 @@ enum r5x_stripe_state {
 	R5X_STRIPE_SYNC_WRITING, /* sync request's member writes in flight */
 	R5X_STRIPE_SYNC_FRESH,	/* sync request dropped cached pages to re-read */
 	R5X_STRIPE_SEQ,		/* last write bio was part of a sequential stream */
+	R5X_STRIPE_SB_WAIT,	/* park on sb_wait when released */
 };
 
 struct r5x_conf;
@@ -209,7 +212,7 @@ struct r5x_conf {
 	unsigned long stall_seq;	/* write_seq when a stall was declared, or 0 */
 	struct bio_list retry_reads;	/* failed direct reads, under lock */
 	struct work_struct retry_work;	/* sends them through the cache */
-	bool sb_blocked;		/* degraded write waits for md's superblock */
+	struct list_head sb_wait;	/* see LIST OWNERSHIP */
 	/*
 	 * Write-intent bitmap: every write attachment to a stripe page is one
 	 * md_bitmap_startwrite (numbered by bm_seq) and one endwrite when the
@@ -238,6 +241,7 @@ void r5x_bio_done(struct r5x_conf *conf, struct bio *bi, bool write);
 struct md_rdev *r5x_get_rdev(struct r5x_conf *conf, int disk, bool for_write);
 bool r5x_disk_failed(struct r5x_conf *conf, int disk);
 bool r5x_disk_faulty(struct r5x_conf *conf, int disk);
+bool r5x_failure_unrecorded(struct r5x_conf *conf);
 
 /* stripe_handle.c */
 void r5x_handle_stripe(struct r5x_stripe *sh);

@@ -275,6 +275,11 @@ void __r5x_release_stripe(struct r5x_conf *conf, struct r5x_stripe *sh)
 {
 	lockdep_assert_held(&conf->lock);
 	WARN_ON_ONCE(!list_empty(&sh->lru));
+	if (test_bit(R5X_STRIPE_HANDLE, &sh->state) &&
+	    test_bit(R5X_STRIPE_SB_WAIT, &sh->state)) {
+		list_add_tail(&sh->lru, &conf->sb_wait);
+		return;
+	}
 	if (test_bit(R5X_STRIPE_HANDLE, &sh->state)) {
 		if (test_bit(R5X_STRIPE_DELAYED, &sh->state) &&
 		    !test_bit(R5X_STRIPE_PREREAD_ACTIVE, &sh->state)) {

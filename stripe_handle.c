@@ -353,10 +353,10 @@ static void plan_writes(struct r5x_stripe *sh, struct r5x_plan *p)
 	}
 	if (!has_write)
 		return;
-	if (p->failed && test_bit(MD_SB_CHANGE_PENDING, &conf->mddev->sb_flags)) {
+	if (p->failed && r5x_failure_unrecorded(conf)) {
 		/* md must record the failure before we write degraded */
+		set_bit(R5X_STRIPE_SB_WAIT, &sh->state);
 		set_bit(R5X_STRIPE_HANDLE, &sh->state);
-		conf->sb_blocked = true;
 		return;
 	}
 	r5x_choose_write(d, conf->geom.raid_disks, sh->pd_idx, rmw_allowed(sh), &c);
