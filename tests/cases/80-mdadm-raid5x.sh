@@ -11,7 +11,7 @@
 # guest-args: --file build/mdadm/mdadm:/usr/local/sbin/mdadm-raid5x
 # shellcheck source=../lib/guest-lib.sh
 . /lib/guest-lib.sh
-tap_plan 23
+tap_plan 25
 load_md
 P=/usr/local/sbin/mdadm-raid5x   # patched
 S=/usr/sbin/mdadm                 # stock Debian mdadm 4.2
@@ -106,4 +106,13 @@ tap_check "without md-raid5x: runs as raid5 with the same sha256" raid5_same
 if [ -n "$ko" ]; then
 	mv /tmp/md-raid5x.ko.hidden "$ko" && depmod -a
 fi
+stop_array md0
+
+# an internal write-intent bitmap, asked for at creation
+tap_check "mdadm --create --level=raid5x --bitmap=internal" \
+	"$P" --create /dev/md0 --run --quiet --level=raid5x --metadata=1.2 \
+	--chunk=64 --bitmap=internal --assume-clean --raid-devices=4 "${devs[@]}"
+tap_check "runs as raid5x with its bitmap" \
+	bash -c '[ "$(cat /sys/block/md0/md/level)" = raid5x ] && grep -q "bitmap:" /proc/mdstat'
+stop_array md0
 tap_done
