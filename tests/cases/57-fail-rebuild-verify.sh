@@ -93,14 +93,20 @@ echo 2000 >"$sys/sync_speed_max"
 t_add=$EPOCHREALTIME
 tap_check "mdadm --add spare $spare during fio" mdadm --manage /dev/md0 --add "$spare"
 rebuilt() {
-	local i
+	local t_s=$SECONDS
 	sleep 1
-	for ((i = 0; i < 1200; i++)); do
+	while :; do
 		if [ "$(cat "$sys/degraded")" = 0 ] &&
 			[ "$(cat "$sys/sync_action")" = idle ]; then
 			break
 		fi
 		kill -0 "$rpid" 2>/dev/null || { note "fio rounds stopped early"; return 1; }
+		if [ $((SECONDS - t_s)) -ge 60 ]; then # the hung-task panic comes at 120 s
+			note "recovery stuck after 60 s: action $(cat "$sys/sync_action"), sync_completed $(cat "$sys/sync_completed"), stripe_cache_active $(cat "$sys/stripe_cache_active")"
+			grep -v ' 0$' "$sys/raid5x_counters" | tr '\n' ' ' | sed 's/^/# counters: /'
+			echo
+			return 1
+		fi
 		sleep 0.5
 	done
 	note "rebuild under fio: $(gl_since "$t_add") s for $((size / 3 >> 20)) MiB per member"

@@ -20,6 +20,7 @@
 # member failing (dm error target) fails the array cleanly: reads return
 # right data or an I/O error, never wrong data; writes fail.
 # timeout: 900
+# debug-kernel: yes
 # shellcheck source=../lib/guest-lib.sh
 . /lib/guest-lib.sh
 
@@ -135,6 +136,8 @@ m1_errors() { cat "$(rd 1)/errors"; }
 r=4
 k=$(chunk_on_m1 $r)
 e0=$(m1_errors)
+m1_writes() { read -r -a st <"/sys/block/${mdev[1]##*/}/stat" && echo "${st[6]}"; }
+w0=$(m1_writes)
 inject_read_error $r
 off=$((k * 65536 - 4096)) # 4 KiB of chunk k-1, then 4 KiB of chunk k
 got=$(dd if=/dev/md0 bs=4k skip=$((off / 4096)) count=2 iflag=direct status=none | sha256sum) || got=EIO
@@ -145,7 +148,10 @@ tap_check "member 1 still in the array (not faulty, degraded 0)" m1_in_array
 e1=$(m1_errors)
 tap_check "md/dev-${mdev[1]##*/}/errors counted the corrected read ($e0 -> $e1)" \
 	test "$e1" -gt "$e0"
-step() { # the block was written back: readable below md, right contents
+step() { # the block was written back: member writes, right contents below md
+	local w1
+	w1=$(m1_writes)
+	[ "$w1" -gt "$w0" ] || { note "no write to member 1 ($w0 -> $w1 sectors)"; return 1; }
 	expect $((k * 65536)) 4096 >/tmp/want
 	dd if="${base[1]}" bs=512 skip=$((doff + r * 128)) count=8 iflag=direct \
 		status=none | cmp - /tmp/want
