@@ -97,6 +97,7 @@ enum r5x_dev_flags {
 	R5X_DEV_READERR,	/* unreadable (read error, bad block): rebuild */
 				/* from the others, then write it back */
 	R5X_DEV_REWRITE,	/* that write-back is in flight */
+	R5X_DEV_REWRITTEN,	/* it succeeded: clear md's bad-block entry */
 };
 
 /*

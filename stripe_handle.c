@@ -537,7 +537,8 @@ static void rewrite_done(struct r5x_stripe *sh, struct r5x_dev *dev,
 	struct mddev *mddev = sh->conf->mddev;
 
 	atomic_add(R5X_STRIPE_SECTORS, &rdev->corrected_errors);
-	rdev_clear_badblocks(rdev, sh->sector, R5X_STRIPE_SECTORS, 0);
+	/* bad-block list updates sleep-free but irq-unsafe: raid5xd does it */
+	set_bit(R5X_DEV_REWRITTEN, &dev->flags);
 	r5x_count(sh->conf, corrected, 1);
 	pr_info_ratelimited("md/raid5x:%s: read error corrected (%lu sectors at %llu on %pg)\n",
 			    mdname(mddev), (unsigned long)R5X_STRIPE_SECTORS,
@@ -719,6 +720,17 @@ static void fail_stripe(struct r5x_stripe *sh)
 		finish_sync(sh, false);
 }
 
+/* Member @i's block was rewritten: it is no longer bad (if listed). */
+static void clear_badblock(struct r5x_stripe *sh, int i)
+{
+	struct md_rdev *rdev = r5x_get_rdev(sh->conf, i, true);
+
+	if (!rdev)
+		return;
+	rdev_clear_badblocks(rdev, sh->sector, R5X_STRIPE_SECTORS, 0);
+	rdev_dec_pending(rdev, sh->conf->mddev);
+}
+
 /* Before a stripe's data writes: its bitmap bits must be on disk. */
 static void bitmap_flush(struct r5x_stripe *sh)
 {
@@ -745,6 +757,8 @@ void r5x_handle_stripe(struct r5x_stripe *sh)
 		goto out;	/* the last completion queues us again */
 
 	for (i = 0; i < conf->geom.raid_disks; i++) {
+		if (test_and_clear_bit(R5X_DEV_REWRITTEN, &sh->dev[i].flags))
+			clear_badblock(sh, i);
 		if (dev_failed(sh, i))
 			p.failed++;
 		if (test_bit(R5X_DEV_READERR, &sh->dev[i].flags))
