@@ -141,7 +141,7 @@ static void resume_sb_waiters(struct r5x_conf *conf)
 	lockdep_assert_held(&conf->lock);
 	if (list_empty(&conf->sb_wait))
 		return;
-	if (r5x_failure_unrecorded(conf)) {
+	if (!conf->quiesce && r5x_failure_unrecorded(conf)) {
 		/* md may update the superblock outside raid5xd: look again */
 		mod_timer(&conf->delay_timer, jiffies + 1);
 		return;

@@ -353,8 +353,12 @@ static void plan_writes(struct r5x_stripe *sh, struct r5x_plan *p)
 	}
 	if (!has_write)
 		return;
-	if (p->failed && r5x_failure_unrecorded(conf)) {
-		/* md must record the failure before we write degraded */
+	if (p->failed && !READ_ONCE(conf->quiesce) && r5x_failure_unrecorded(conf)) {
+		/*
+		 * md must record the failure before we write degraded; not
+		 * under quiesce: md holds the array's lock and writes the
+		 * superblock only after the quiesce (mdadm --stop)
+		 */
 		set_bit(R5X_STRIPE_SB_WAIT, &sh->state);
 		set_bit(R5X_STRIPE_HANDLE, &sh->state);
 		return;
