@@ -626,6 +626,20 @@ static void raid5x_quiesce(struct mddev *mddev, int quiesce)
 	spin_unlock_irq(&conf->lock);
 }
 
+/*
+ * Will the array still miss a member once @target (or nothing, -1) is in
+ * sync?  Then the bitmap must keep its bits: the next member needs them.
+ */
+static bool still_degraded(struct r5x_conf *conf, int target)
+{
+	int i;
+
+	for (i = 0; i < conf->geom.raid_disks; i++)
+		if (i != target && r5x_disk_failed(conf, i))
+			return true;
+	return false;
+}
+
 static sector_t raid5x_sync_request(struct mddev *mddev, sector_t sector_nr,
 				    int *skipped)
 {
@@ -680,7 +694,7 @@ static sector_t raid5x_sync_request(struct mddev *mddev, sector_t sector_nr,
 	if (mddev->bitmap) {
 		sector_t n;
 		bool needed = r5x_bm_start_sync(mddev, sector_nr, &n,
-						mddev->degraded > 0);
+						still_degraded(conf, target));
 
 		if (!needed && !conf->fullsync && n >= R5X_STRIPE_SECTORS &&
 		    !test_bit(MD_RECOVERY_REQUESTED, &mddev->recovery)) {

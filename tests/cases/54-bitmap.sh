@@ -6,14 +6,15 @@
 #    writing) and md clears them once the writes are done;
 #  - a member failed and re-added (--re-add) after more writes is rebuilt
 #    from the bitmap: only the written regions are read and written, the
-#    data verifies and raid5x's check finds 0 mismatches;
+#    data verifies, the bits are cleared after it and raid5x's check finds
+#    0 mismatches;
 #  - `mdadm --grow --bitmap=none/internal` on a running raid5x array;
 #  - raid456 assembles the result: same bytes, check 0.
 # timeout: 600
 # shellcheck source=../lib/guest-lib.sh
 . /lib/guest-lib.sh
 
-tap_plan 14
+tap_plan 15
 load_md
 read -r -a devs <<<"$(make_members 4 40)"
 sys=/sys/block/md0/md
@@ -57,6 +58,8 @@ note "re-add recovery: member reads $(((r1 - r0) / 2048)) MiB, writes $(((w1 - w
 tap_check "recovery rebuilt only the dirty regions (< 16 MiB written, not 40)" \
 	test $(((w1 - w0) / 2048)) -lt 16
 tap_check "re-added member is in sync" grep -q in_sync "$sys/dev-${devs[2]##*/}/state"
+tap_check "after the recovery md clears the bits (no member missing now)" \
+	wait_clean "${devs[0]}"
 tap_check "data verifies after the bitmap recovery" fio_verify --name=d \
 	--filename=/dev/md0 --rw=write --bs=64k --direct=1 --ioengine=libaio \
 	--iodepth=8 --offset=16M --size=6M --verify_only=1
