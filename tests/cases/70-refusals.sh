@@ -49,8 +49,8 @@ refused() {
 }
 
 mdadm --create /dev/md0 --run --quiet --level=5 --metadata=1.2 --assume-clean \
-	--bitmap=internal --raid-devices=3 "${devs[@]:0:3}"
-refused "internal bitmap" "cannot run array: arrays with a write-intent bitmap"
+	--raid-devices=3 "${devs[@]:0:3}" --write-journal "${devs[3]}"
+refused "write journal" "cannot run array: arrays with a write journal"
 stop_array md0
 wipefs -a "${devs[@]}" >/dev/null
 
