@@ -335,8 +335,8 @@ static void plan_writes(struct r5x_stripe *sh, struct r5x_plan *p)
 	struct r5x_conf *conf = sh->conf;
 	struct r5x_wstate d[R5X_MAX_DISKS];
 	struct r5x_wchoice c;
-	int i, full = 1;
-	bool has_write = false;
+	int i, full = 1, pd = sh->pd_idx;
+	bool has_write = false, rmw_ok = rmw_allowed(sh);
 
 	for (i = 0; i < conf->geom.raid_disks; i++) {
 		struct r5x_dev *dev = &sh->dev[i];
@@ -363,7 +363,18 @@ static void plan_writes(struct r5x_stripe *sh, struct r5x_plan *p)
 		set_bit(R5X_STRIPE_HANDLE, &sh->state);
 		return;
 	}
-	r5x_choose_write(d, conf->geom.raid_disks, sh->pd_idx, rmw_allowed(sh), &c);
+	/*
+	 * A parity member being rebuilt cannot be read but must be written:
+	 * recovery may already have passed this stripe.  Reconstruct-write
+	 * computes its parity without reading it.
+	 */
+	if (d[pd].failed && !r5x_disk_faulty(conf, pd) &&
+	    !test_bit(R5X_DEV_IOERR, &sh->dev[pd].flags) &&
+	    !test_bit(R5X_DEV_READERR, &sh->dev[pd].flags)) {
+		d[pd].failed = false;
+		rmw_ok = false;
+	}
+	r5x_choose_write(d, conf->geom.raid_disks, pd, rmw_ok, &c);
 	if (c.want) {
 		if (test_bit(R5X_STRIPE_PREREAD_ACTIVE, &sh->state) ||
 		    r5x_preread_grant_now(conf, sh)) {
