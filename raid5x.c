@@ -715,6 +715,25 @@ static sector_t raid5x_sync_request(struct mddev *mddev, sector_t sector_nr,
 }
 
 /*
+ * `mdadm --replace` (md's want_replacement) needs a second member per slot
+ * while the copy runs, which raid5x does not have: say so and drop the
+ * request rather than leave it pending forever.  Add a spare and fail the
+ * member instead.
+ */
+static void refuse_replacement(struct r5x_conf *conf)
+{
+	struct md_rdev *rdev;
+	int i;
+
+	for (i = 0; i < conf->geom.raid_disks; i++) {
+		rdev = rcu_dereference_protected(conf->disks[i].rdev, 1);
+		if (rdev && test_and_clear_bit(WantReplacement, &rdev->flags))
+			pr_warn("md/raid5x:%s: cannot replace %pg in place (not supported): fail it to rebuild onto a spare\n",
+				mdname(conf->mddev), rdev->bdev);
+	}
+}
+
+/*
  * A spare takes a free slot; a member re-added (md's saved_raid_disk) gets
  * its old one back, and with a bitmap only the regions written while it was
  * away are rebuilt.  Any other spare makes the next recovery a full one.
@@ -730,8 +749,10 @@ static int raid5x_hot_add(struct mddev *mddev, struct md_rdev *rdev)
 	for (i = 0; slot < 0 && i < conf->geom.raid_disks; i++)
 		if (!rcu_access_pointer(conf->disks[i].rdev))
 			slot = i;
-	if (slot < 0)
+	if (slot < 0) {
+		refuse_replacement(conf);
 		return -EEXIST;
+	}
 	if (slot != old)
 		conf->fullsync = true;
 	rdev->raid_disk = slot;
