@@ -398,14 +398,31 @@ static void plan_writes(struct r5x_stripe *sh, struct r5x_plan *p)
 	drain_writes(sh, p);
 }
 
+static bool writes_queued(struct r5x_stripe *sh)
+{
+	int i;
+
+	for (i = 0; i < sh->conf->geom.raid_disks; i++)
+		if (!blist_empty(&sh->dev[i].towrite) ||
+		    !blist_empty(&sh->dev[i].written))
+			return true;
+	return false;
+}
+
 /* Resync/check/recovery: wait until all blocks are present, then act. */
 static void plan_sync(struct r5x_stripe *sh, struct r5x_plan *p)
 {
 	int skip = sh->sync_mode == R5X_SYNC_RECOVER ? sh->sync_target : -1;
 
+	/*
+	 * Queued writes go first (their own I/O brings us back).  Queued
+	 * reads do not block a sync: this pass serves or reads them, and a
+	 * sync deferred for a read served from the cache would never be
+	 * looked at again.
+	 */
 	if (!test_bit(R5X_STRIPE_SYNC, &sh->state) || p->drained ||
 	    test_bit(R5X_STRIPE_SYNC_WRITING, &sh->state) ||
-	    r5x_stripe_write_pending(sh))
+	    writes_queued(sh))
 		return;
 	/* check what is on the members, not what the cache remembers */
 	if (sh->sync_mode != R5X_SYNC_RECOVER &&
