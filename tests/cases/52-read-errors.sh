@@ -12,10 +12,16 @@
 # shellcheck source=../lib/guest-lib.sh
 . /lib/guest-lib.sh
 
-tap_plan 16
 load_md
 modprobe faulty 2>/dev/null || true
-grep -q '\[faulty\]' /proc/mdstat || modprobe faulty
+if ! grep -q '\[faulty\]' /proc/mdstat; then
+	# the debug kernel has no CONFIG_MD_FAULTY; 85-dm-faults injects read
+	# errors there with fail_make_request
+	tap_plan 1
+	tap_ok "read errors # SKIP md faulty personality not in this kernel"
+	tap_done
+fi
+tap_plan 16
 read -r -a devs <<<"$(make_members 4 40)"
 sys=/sys/block/md0/md
 mdadm --build /dev/md9 --run --quiet --level=faulty --raid-devices=1 "${devs[3]}"
