@@ -142,16 +142,17 @@ if [ "$phase" = write ]; then
 	}
 	tap_check "create level-5 array, bitmap $bitmap" create
 	# mdadm writes a new internal bitmap all dirty; md clears the bits of
-	# an in-sync array over a few daemon periods: wait for that (in-memory
-	# bitmap pages: 0 in /proc/mdstat), so boot 2's resync covers only what
-	# the crash left dirty
+	# an in-sync array over a few daemon periods, in memory first and on
+	# the disks later: wait until the members' bitmaps say 0 dirty, so
+	# boot 2's resync covers only what the crash left dirty
 	if [ "$bitmap" = internal ]; then
 		i=0
-		while ! grep -qE 'bitmap: 0/[0-9]+ pages' /proc/mdstat && [ "$i" -lt 120 ]; do
+		while ! mdadm -X "${members[0]}" 2>/dev/null | grep -q ' 0 dirty' &&
+			[ "$i" -lt 120 ]; do
 			sleep 0.5
 			i=$((i + 1))
 		done
-		note "bitmap after $((i / 2)) s: $(grep -o 'bitmap:.*' /proc/mdstat)"
+		note "bitmap after $((i / 2)) s: $(grep -o 'bitmap:.*' /proc/mdstat); on disk: $(mdadm -X "${members[0]}" 2>/dev/null | grep -o '[0-9]* dirty.*')"
 	fi
 	if [ "$pers" = raid5x ]; then
 		r5x_check "takeover to raid5x (bitmap $bitmap)" to_raid5x md0
