@@ -19,21 +19,6 @@ load_md
 
 sys=/sys/block/md0/md
 
-# wait_rebuilt: wait for md/degraded 0 and no sync running (recovery starts
-# asynchronously after --add), at most 300 s.
-wait_rebuilt() {
-	local i
-	for ((i = 0; i < 600; i++)); do
-		if [ "$(cat "$sys/degraded")" = 0 ] &&
-			[ "$(cat "$sys/sync_action")" = idle ]; then
-			return 0
-		fi
-		sleep 0.5
-	done
-	note "wait_rebuilt: degraded=$(cat "$sys/degraded") action=$(cat "$sys/sync_action")"
-	return 1
-}
-
 # check_raid5x: parity check run by raid5x's own sync_request; mismatch_cnt 0.
 check_raid5x() {
 	local mm
@@ -61,7 +46,7 @@ rebuild_onto() {
 	dd if=/dev/zero of="$dev" bs=1M oflag=direct status=none 2>/dev/null || true
 	mdadm --manage /dev/md0 --add "$dev" >/dev/null || { note "--add $dev failed"; return 1; }
 	sleep 0.5
-	wait_rebuilt || return 1
+	wait_rebuilt md0 || return 1
 	grep -A1 '^md0 :' /proc/mdstat | grep -q '\[4/4\] \[UUUU\]' ||
 		{ note "mdstat: $(grep -A1 '^md0 :' /proc/mdstat | tr '\n' ' ')"; return 1; }
 	check_raid5x || return 1

@@ -21,20 +21,6 @@ load_md
 
 sys=/sys/block/md0/md
 
-# wait_rebuilt: md/degraded 0 and no sync running, at most 300 s.
-wait_rebuilt() {
-	local i
-	for ((i = 0; i < 600; i++)); do
-		if [ "$(cat "$sys/degraded")" = 0 ] &&
-			[ "$(cat "$sys/sync_action")" = idle ]; then
-			return 0
-		fi
-		sleep 0.5
-	done
-	note "wait_rebuilt: degraded=$(cat "$sys/degraded") action=$(cat "$sys/sync_action")"
-	return 1
-}
-
 # run_as PERS DEVS...: assemble md0 from DEVS under PERS (raid5 or raid5x:
 # assembled by raid456, then taken over).
 run_as() {
@@ -72,7 +58,7 @@ rebuild_as() {
 	dd if=/dev/zero of="$2" bs=1M oflag=direct status=none 2>/dev/null || true
 	mdadm --manage /dev/md0 --add "$2" >/dev/null || return 1
 	sleep 0.5
-	wait_rebuilt || return 1
+	wait_rebuilt md0 || return 1
 	[ "$(md_level md0)" = "$1" ] || { note "level $(md_level md0), want $1"; return 1; }
 	grep -A1 '^md0 :' /proc/mdstat | grep -q '\[4/4\] \[UUUU\]' ||
 		{ note "mdstat: $(grep -A1 '^md0 :' /proc/mdstat | tr '\n' ' ')"; return 1; }

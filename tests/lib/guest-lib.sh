@@ -249,6 +249,22 @@ assemble_raid456() {
 		{ note "assemble_raid456: /proc/mdstat: $(md_mdstat_line "$md")"; return 1; }
 }
 
+# wait_rebuilt MD: wait until md/degraded reads 0 and no sync runs (recovery
+# starts asynchronously after --add), at most 300 s.
+wait_rebuilt() {
+	local sys i
+	sys=$(md_sys "$1")
+	for ((i = 0; i < 600; i++)); do
+		if [ "$(cat "$sys/degraded")" = 0 ] &&
+			[ "$(cat "$sys/sync_action")" = idle ]; then
+			return 0
+		fi
+		sleep 0.5
+	done
+	note "wait_rebuilt: degraded=$(cat "$sys/degraded") action=$(cat "$sys/sync_action")"
+	return 1
+}
+
 # wait_idle MD [TIMEOUT_S]: wait until md/sync_action reads idle.
 wait_idle() {
 	local sys t=${2:-900} i=0
