@@ -113,16 +113,22 @@ void r5x_stripe_init_devs(struct r5x_stripe *sh)
 	}
 }
 
-bool r5x_stripe_write_pending(struct r5x_stripe *sh)
+/* Are array writes (and, if @reads, array reads) queued on @sh? */
+static bool bios_queued(struct r5x_stripe *sh, bool reads)
 {
 	int i;
 
 	for (i = 0; i < sh->conf->geom.raid_disks; i++)
 		if (!blist_empty(&sh->dev[i].towrite) ||
 		    !blist_empty(&sh->dev[i].written) ||
-		    !blist_empty(&sh->dev[i].toread))
+		    (reads && !blist_empty(&sh->dev[i].toread)))
 			return true;
 	return false;
+}
+
+bool r5x_stripe_write_pending(struct r5x_stripe *sh)
+{
+	return bios_queued(sh, true);
 }
 
 /*
@@ -398,17 +404,6 @@ static void plan_writes(struct r5x_stripe *sh, struct r5x_plan *p)
 	drain_writes(sh, p);
 }
 
-static bool writes_queued(struct r5x_stripe *sh)
-{
-	int i;
-
-	for (i = 0; i < sh->conf->geom.raid_disks; i++)
-		if (!blist_empty(&sh->dev[i].towrite) ||
-		    !blist_empty(&sh->dev[i].written))
-			return true;
-	return false;
-}
-
 /* Resync/check/recovery: wait until all blocks are present, then act. */
 static void plan_sync(struct r5x_stripe *sh, struct r5x_plan *p)
 {
@@ -422,7 +417,7 @@ static void plan_sync(struct r5x_stripe *sh, struct r5x_plan *p)
 	 */
 	if (!test_bit(R5X_STRIPE_SYNC, &sh->state) || p->drained ||
 	    test_bit(R5X_STRIPE_SYNC_WRITING, &sh->state) ||
-	    writes_queued(sh))
+	    bios_queued(sh, false))
 		return;
 	/* check what is on the members, not what the cache remembers */
 	if (sh->sync_mode != R5X_SYNC_RECOVER &&
