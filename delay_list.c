@@ -20,7 +20,7 @@
  *  - Nothing else in progress: when every active stripe is parked on the
  *    delayed list, no stripe in flight can complete them; with a single
  *    write bio in flight (a queue-depth-1 writer) they are eligible at
- *    once, otherwise after R5X_STALL_GRACE without any progress.  A stall
+ *    once, otherwise after stall_grace_ms without any progress.  A stall
  *    releases every delayed stripe, not a batch (nothing else can make
  *    progress meanwhile), and holds until a new write bio arrives.
  *  - Pressure: when submitters sleep for free stripes and the stripes in
@@ -103,6 +103,7 @@ void r5x_delay_arm(struct r5x_conf *conf, struct r5x_stripe *sh)
 /* Is everything parked (r5x_stall_check)?  Arms the timer for its grace. */
 static bool stall_expired(struct r5x_conf *conf, int busy)
 {
+	unsigned long grace = msecs_to_jiffies(READ_ONCE(conf->tun.stall_grace_ms));
 	struct r5x_stall_in in = {
 		.now = jiffies,
 		.write_seq = conf->write_seq,
@@ -111,12 +112,12 @@ static bool stall_expired(struct r5x_conf *conf, int busy)
 		.writes_in_flight = atomic_read(&conf->writes_in_flight),
 	};
 
-	switch (r5x_stall_check(&in, R5X_STALL_GRACE, &conf->stall_since,
+	switch (r5x_stall_check(&in, grace, &conf->stall_since,
 				&conf->stall_seq)) {
 	case R5X_STALL_YES:
 		return true;
 	case R5X_STALL_WAIT:
-		mod_timer(&conf->delay_timer, in.now + R5X_STALL_GRACE);
+		mod_timer(&conf->delay_timer, in.now + grace);
 		return false;
 	default:
 		return false;

@@ -458,6 +458,7 @@ static struct r5x_conf *setup_conf(struct mddev *mddev)
 	conf->tun.preread_bypass_threshold = R5X_DEF_BYPASS;
 	conf->tun.preread_batch = R5X_DEF_PREREAD_BATCH;
 	conf->tun.seq_delay_ms = R5X_DEF_SEQ_DELAY_MS;
+	conf->tun.stall_grace_ms = R5X_DEF_STALL_GRACE_MS;
 	conf->tun.wake_batch_pct = R5X_DEF_WAKE_BATCH_PCT;
 
 	rdev_for_each(rdev, mddev) {

@@ -178,6 +178,7 @@ struct r5x_tunables {
 	int preread_bypass_threshold;	/* raid5's meaning */
 	int preread_batch;		/* max stripes pre-reading at once */
 	int seq_delay_ms;		/* max age of a delayed sequential stripe */
+	int stall_grace_ms;		/* full stall: wait for new writes this long */
 	int wake_batch_pct;		/* % of cache freed before waking waiters */
 };
 

@@ -120,7 +120,7 @@ counters_json() {
 tunables_json() {
 	local sys n out="" sep=""
 	sys=$(md_sys "$1")
-	for n in stripe_cache_size preread_bypass_threshold preread_batch seq_delay_ms \
+	for n in stripe_cache_size preread_bypass_threshold preread_batch seq_delay_ms stall_grace_ms \
 		wake_batch_pct group_thread_cnt skip_copy rmw_level; do
 		[ -r "$sys/$n" ] || continue
 		out+="$sep\"$n\":\"$(cat "$sys/$n" 2>/dev/null)\""

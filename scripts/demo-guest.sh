@@ -13,7 +13,7 @@ to_raid5x md0
 echo "== /proc/mdstat"
 cat /proc/mdstat
 echo "== raid5x tunables"
-for f in stripe_cache_size preread_bypass_threshold preread_batch seq_delay_ms wake_batch_pct; do
+for f in stripe_cache_size preread_bypass_threshold preread_batch seq_delay_ms stall_grace_ms wake_batch_pct; do
 	printf '%-26s %s\n' "$f" "$(cat /sys/block/md0/md/$f)"
 done
 job() { # name fio-args...

@@ -13,6 +13,9 @@
 #                    doubled in the debug-kernel pass)
 #   --no-ko          run without md-raid5x.ko (the raid456 parts only; every
 #                    raid5x assertion then fails, by design)
+#   --smp N          guest CPUs in both passes (default: 2 on Debian's kernel;
+#                    on the debug kernel 1 while it runs alongside the Debian
+#                    pass, else 2; RAID5X_DEBUG_SMP overrides)
 #   -v, --verbose    stream every guest console to stdout
 #   --no-debug       skip the debug-kernel pass (also RAID5X_DEBUG=0)
 #   --debug-only     skip the Debian-kernel pass (guest cases run on the
@@ -24,7 +27,9 @@
 # scripts/debug-kernel.sh (KUnit, lockdep, KASAN; cached per machine), with
 # md-raid5x.ko built against it, booted with gl_scale=RAID5X_DEBUG_SCALE
 # (default 4: cases divide their data volumes by it, same assertions;
-# tests/lib/guest-lib.sh GL_SCALE). It runs alongside the Debian pass (two
+# tests/lib/guest-lib.sh GL_SCALE) and gl_sample=RAID5X_DEBUG_SAMPLE (default
+# 1: cases that loop over layouts run the subset they name, GL_SAMPLE). It
+# runs alongside the Debian pass (two
 # guests at a time; its output is printed when both are done).
 # RAID5X_DEBUG_ALL=0 limits it to the cases marked "# debug-kernel: yes".
 #
@@ -52,6 +57,7 @@ usage() {
 
 build=1 ko="" timeout="" verbose=0 noko=0 debug=${RAID5X_DEBUG:-1} debugonly=0
 parallel=${RAID5X_DEBUG_PARALLEL:-1} dscale=${RAID5X_DEBUG_SCALE:-4}
+dsample=${RAID5X_DEBUG_SAMPLE:-1} smp=""
 gargs=() cases=()
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -59,6 +65,7 @@ while [ $# -gt 0 ]; do
 	--no-ko) build=0; noko=1; shift ;;
 	--ko) ko=${2:?}; build=0; shift 2 ;;
 	--kernel|--moddir|--kver) debug=0; gargs+=("$1" "${2:?$1 needs a value}"); shift 2 ;;
+	--smp) smp=${2:?}; shift 2 ;;
 	--mem|--append) gargs+=("$1" "${2:?$1 needs a value}"); shift 2 ;;
 	--timeout) timeout=${2:?}; shift 2 ;;
 	-v|--verbose) verbose=1; shift ;;
@@ -138,6 +145,7 @@ fi
 # ---- run -----------------------------------------------------------------
 suite_t0=$SECONDS
 tmult=1   # timeout multiplier: 2 in the debug-kernel pass
+psmp=${smp:-2}   # guest CPUs in this pass
 # child_cpu: set cpu_now to the CPU seconds (user + system) used so far by
 # this shell's waited-for children, i.e. mostly QEMU. A case's CPU time
 # barely depends on how loaded the machine is, unlike its wall time: both
@@ -213,7 +221,7 @@ run_case() {
 	child_cpu
 	c0=$cpu_now
 	st=0
-	scripts/guest.sh "${qopt[@]}" "${gargs[@]}" ${cargs[@]+"${cargs[@]}"} --timeout "$tmo" --log "$log" \
+	scripts/guest.sh "${qopt[@]}" --smp "$psmp" "${gargs[@]}" ${cargs[@]+"${cargs[@]}"} --timeout "$tmo" --log "$log" \
 		"$f" >"$logdir/$name.harness" 2>&1 || st=$?
 	[ "$verbose" = 0 ] || cat "$logdir/$name.harness"
 	# assertions: KTAP lines of the guest script (before the verdict)
@@ -279,9 +287,17 @@ debug_pass() {
 		return 0
 	fi
 	gargs=(--kernel "$KERNEL" --moddir "$MODDIR" --kver "$KVER" --ko "$dko/md-raid5x.ko"
-		--append "gl_scale=$dscale")
-	# slower kernel, two guests at a time: a case's timeout is doubled
+		--append "gl_scale=$dscale gl_sample=$dsample")
+	# slower kernel, two guests at a time: a case's timeout is doubled.
+	# Alongside the Debian pass its guests get one CPU: two 2-CPU TCG
+	# guests on 2 host cores cost 1.5x the CPU (vCPUs spinning on locks
+	# whose holder is descheduled) and finish later.
 	tmult=2
+	if [ "$parallel" = 1 ] && [ "$debugonly" = 0 ]; then
+		psmp=${smp:-${RAID5X_DEBUG_SMP:-1}}
+	else
+		psmp=${smp:-${RAID5X_DEBUG_SMP:-2}}
+	fi
 	for f in "${sel[@]}"; do
 		[[ $f == tests/cases/* ]] || continue
 		if [ "${RAID5X_DEBUG_ALL:-1}" = 1 ] ||

@@ -32,6 +32,8 @@ geometries=(
 	"4 128 parity-first 64k"
 	"5 512 parity-last 2M"
 )
+# debug-kernel pass: the narrowest and the widest array
+gl_sample geometries 0 3
 u=$(gl_unit)   # 1 MiB on Debian's kernel
 # 3 disks of 32 MiB: ~62 MiB usable, the job needs at most 8 MiB + 32 u
 # (= 40 MiB)

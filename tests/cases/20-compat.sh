@@ -24,6 +24,8 @@ geometries=(
 	"5 512 right-asymmetric"
 	"3 128 parity-last"
 )
+# debug-kernel pass: one symmetric, one parity-last array
+gl_sample geometries 0 2
 u=$(gl_unit)   # 1 MiB on Debian's kernel
 member_mb=$(gl_scaled 20 6)
 note "volume scale $GL_SCALE: members $member_mb MiB, unit $u bytes"

@@ -6,6 +6,9 @@
 #   stripe_cache_size: 0, 15, -1, abc, 100000000, empty -> write fails,
 #                      value unchanged (and a valid value is accepted)
 #   preread_bypass_threshold: -1, abc, stripe_cache_size + 1 -> same
+#   raid5x's own tunables (preread_batch, seq_delay_ms, stall_grace_ms,
+#   wake_batch_pct): one value in range accepted, each bound + 1, -1 and
+#   text refused, value unchanged
 #   rmmod md-raid5x with a running raid5x array fails; the array stays
 #   raid5x and readable; after stopping it, rmmod succeeds.
 # timeout: 300
@@ -14,7 +17,17 @@
 
 bad_scs=(0 15 -1 abc 100000000 "")
 bad_pbt=(-1 abc SCS_PLUS_1)
-tap_plan $((1 + 2 + ${#bad_scs[@]} + 1 + ${#bad_pbt[@]} + 3 + 1))
+# NAME GOOD BAD...: raid5x-only tunables (README "sysfs reference")
+tunables=("preread_batch 8 0 -1 abc SCS_PLUS_1"
+	"seq_delay_ms 50 -1 1001 abc"
+	"stall_grace_ms 20 -1 1001 abc"
+	"wake_batch_pct 50 0 101 abc 5x")
+ntun=0
+for t in "${tunables[@]}"; do
+	read -r -a w <<<"$t"
+	ntun=$((ntun + ${#w[@]} - 1))
+done
+tap_plan $((1 + 2 + ${#bad_scs[@]} + 1 + ${#bad_pbt[@]} + ntun + 3 + 1))
 load_md
 
 read -r -a devs <<<"$(make_members 4 32)"
@@ -58,12 +71,15 @@ for v in "${bad_pbt[@]}"; do
 		refused "$sys/preread_bypass_threshold" "$v"
 done
 
-# ---- geometry refusals -------------------------------------------------
-# MODULE AUTHOR: add the geometries raid5x must refuse here (takeover of an
-# array raid5x cannot drive must fail and leave it running under raid456),
-# and raise tap_plan accordingly. Pattern:
-#   tap_check_fails "takeover of <geometry> refused" to_raid5x md1
-# -----------------------------------------------------------------------
+for t in "${tunables[@]}"; do
+	read -r name good bad <<<"$t"
+	r5x_check "$name=$good accepted under $lvl" accepted "$sys/$name" "$good"
+	for v in $bad; do
+		[ "$v" = SCS_PLUS_1 ] && v=$((scs + 1))
+		r5x_check "$name='$v' refused under $lvl" refused "$sys/$name" "$v"
+	done
+done
+# (geometries and features raid5x refuses: 70-refusals)
 
 dd if=/dev/urandom of=/dev/md0 bs=1M count=8 oflag=direct status=none
 h=$(md_sha256 md0)

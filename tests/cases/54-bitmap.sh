@@ -19,14 +19,16 @@ load_md
 read -r -a devs <<<"$(make_members 4 40)"
 sys=/sys/block/md0/md
 mdadm --create /dev/md0 --run --quiet --level=5 --metadata=1.2 --assume-clean \
-	--bitmap=internal --bitmap-chunk=1M --chunk=64 --raid-devices=4 "${devs[@]}"
+	--bitmap=internal --bitmap-chunk=1M --delay=1 --chunk=64 --raid-devices=4 \
+	"${devs[@]}"
 tap_check "raid5x takes over an array with an internal bitmap" to_raid5x md0
 tap_check "md reports the bitmap" grep -q 'bitmap:' /proc/mdstat
 note "$(grep -A3 '^md0' /proc/mdstat | tr '\n' ' ')"
 
 # dirty MEMBER: bitmap chunks marked dirty in MEMBER's on-disk bitmap
 dirty() { mdadm -X "$1" 2>/dev/null | sed -n 's/.* \([0-9][0-9]*\) dirty.*/\1/p'; }
-# wait_clean MEMBER: md clears bits a few daemon periods after the writes
+# wait_clean MEMBER: md clears bits a few daemon periods (--delay=1: 1 s)
+# after the writes
 wait_clean() {
 	local i
 	for i in $(seq 1 40); do
@@ -71,7 +73,7 @@ tap_check "raid5x check after the recovery: 0 mismatches" \
 # bitmap removed and added while raid5x runs the array
 tap_check "mdadm --grow --bitmap=none on raid5x" mdadm --grow /dev/md0 --bitmap=none
 tap_check "mdadm --grow --bitmap=internal on raid5x" \
-	mdadm --grow /dev/md0 --bitmap=internal --bitmap-chunk=1M
+	mdadm --grow /dev/md0 --bitmap=internal --bitmap-chunk=1M --delay=1
 fio_verify --name=w2 --filename=/dev/md0 --rw=randwrite --bs=16k \
 	--direct=1 --ioengine=libaio --iodepth=16 --size=40M --randrepeat=0
 tap_check "still raid5x, bitmap present" \

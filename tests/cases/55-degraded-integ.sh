@@ -14,6 +14,8 @@
 
 layouts=(left-asymmetric right-asymmetric left-symmetric right-symmetric
 	parity-first parity-last)
+# debug-kernel pass: mdadm's default layout and a parity-first one
+gl_sample layouts 2 4
 tap_plan $((${#layouts[@]} * 11))
 load_md
 

@@ -16,6 +16,9 @@
 
 configs=("parity-last 0 data-only" "parity-last 3 parity-only"
 	"left-symmetric 1 data+parity")
+# debug-kernel pass: the parity-only member (raid5x's own degraded-write
+# path) and a member with data and parity (55 covers data-only members)
+gl_sample configs 1 2
 tap_plan $((${#configs[@]} * 2 * 9))
 load_md
 

@@ -18,7 +18,13 @@ tap_check "md-raid5x claim_raid5=1 loaded with raid456 unloaded" \
 	modprobe md-raid5x claim_raid5=1
 read -r -a devs <<<"$(make_members 4 48)"
 sys=/sys/block/md0/md
-echo 2000 >/proc/sys/dev/raid/speed_limit_max
+# slow_sync on|off: md's sync speed cap (KiB/s per member): low while a
+# stop must catch a sync at work, unlimited while the test waits for one
+slow_sync() {
+	local v=200000
+	[ "$1" = off ] || v=2000
+	echo "$v" >/proc/sys/dev/raid/speed_limit_max
+}
 
 # stop_under_load KIND: writes running, sync at work, then mdadm --stop
 stop_under_load() {
@@ -40,10 +46,12 @@ stop_under_load() {
 }
 
 # 1. initial resync (0.90, 3 members, as in 00raid5)
+slow_sync on
 mdadm --create /dev/md0 --run --quiet --force --metadata=0.90 --level=5 \
 	--chunk=64 --raid-devices=3 "${devs[@]:0:3}"
 tap_check "new 0.90 array runs on raid5x" test -e "$sys/raid5x_counters"
 tap_check "mdadm --stop during the initial resync with writes" stop_under_load resync
+slow_sync off
 mdadm --assemble --run --quiet /dev/md0 "${devs[@]:0:3}"
 tap_check "reassembled, resync resumes and completes" wait_idle md0 300
 echo check >"$sys/sync_action"
@@ -54,10 +62,12 @@ stop_array md0
 wipefs -a "${devs[@]}" >/dev/null
 
 # 2. initial recovery (1.2, 4 members: mdadm builds the last one as a spare)
+slow_sync on
 mdadm --create /dev/md0 --run --quiet --metadata=1.2 --level=5 --chunk=64 \
 	--raid-devices=4 "${devs[@]}"
 tap_check "new 1.2 array runs on raid5x" test -e "$sys/raid5x_counters"
 tap_check "mdadm --stop during the initial recovery with writes" stop_under_load recover
+slow_sync off
 mdadm --assemble --run --quiet /dev/md0 "${devs[@]}"
 tap_check "reassembled, recovery completes" wait_idle md0 300
 tap_check "all members in sync" grep -q '\[4/4\] \[UUUU\]' /proc/mdstat
@@ -79,5 +89,4 @@ wait "$pid" 2>/dev/null || true
 tap_check "degraded writes went on after the failure was recorded" \
 	grep -q '\[4/3\]' /proc/mdstat
 tap_check "mdadm --stop of the degraded array" timeout 60 mdadm --stop /dev/md0
-echo 200000 >/proc/sys/dev/raid/speed_limit_max
 tap_done

@@ -254,12 +254,12 @@ assemble_raid456() {
 wait_rebuilt() {
 	local sys i
 	sys=$(md_sys "$1")
-	for ((i = 0; i < 600; i++)); do
-		if [ "$(cat "$sys/degraded")" = 0 ] &&
-			[ "$(cat "$sys/sync_action")" = idle ]; then
+	for ((i = 0; i < 3000; i++)); do
+		if [ "$(<"$sys/degraded")" = 0 ] &&
+			[ "$(<"$sys/sync_action")" = idle ]; then
 			return 0
 		fi
-		sleep 0.5
+		sleep 0.1
 	done
 	note "wait_rebuilt: degraded=$(cat "$sys/degraded") action=$(cat "$sys/sync_action")"
 	return 1
@@ -269,10 +269,10 @@ wait_rebuilt() {
 wait_idle() {
 	local sys t=${2:-900} i=0
 	sys=$(md_sys "$1")
-	while [ "$(cat "$sys/sync_action")" != idle ]; do
-		sleep 0.5
+	while [ "$(<"$sys/sync_action")" != idle ]; do
+		sleep 0.1
 		i=$((i + 1))
-		if [ "$i" -ge $((t * 2)) ]; then
+		if [ "$i" -ge $((t * 10)) ]; then
 			note "wait_idle: $1 still $(cat "$sys/sync_action") after $t s"
 			return 1
 		fi
@@ -374,6 +374,34 @@ gl_scaled() {
 	local v=$(($1 / GL_SCALE)) min=${2:-1}
 	[ "$v" -ge "$min" ] || v=$min
 	echo "$v"
+}
+
+# GL_SAMPLE: 1 when tests/run.sh booted the guest with gl_sample=1 (the
+# debug-kernel pass; RAID5X_DEBUG_SAMPLE=0 turns it off). A case that loops
+# over a matrix of layouts or geometries then runs the subset it names with
+# gl_sample: the debug kernel is there to catch locking, memory and
+# atomic-context bugs, which the layout does not change (every layout's
+# mapping is checked by KUnit there, and every layout runs on Debian's
+# kernel). Elsewhere 0: the whole matrix.
+GL_SAMPLE=$(tr ' ' '\n' </proc/cmdline 2>/dev/null | sed -n 's/^gl_sample=\([01]\)$/\1/p' | tail -n 1)
+GL_SAMPLE=${GL_SAMPLE:-0}
+
+# gl_sample ARRAY IDX...: under GL_SAMPLE=1 keep only the elements of the
+# bash array named ARRAY at the listed indices (in that order) and note what
+# was left out; otherwise leave ARRAY whole. Call it before tap_plan.
+gl_sample() {
+	local -n gl_arr=$1
+	local i kept=() left=()
+	shift
+	[ "$GL_SAMPLE" = 1 ] || return 0
+	for i in "$@"; do
+		kept+=("${gl_arr[$i]:?gl_sample: no element $i}")
+	done
+	for i in "${!gl_arr[@]}"; do
+		[[ " $* " == *" $i "* ]] || left+=("${gl_arr[$i]}")
+	done
+	note "sampled matrix: ${#kept[@]} of ${#gl_arr[@]}; left out here: $(printf '[%s] ' "${left[@]}")"
+	gl_arr=("${kept[@]}")
 }
 
 # gl_unit: print a scaled MiB in bytes: 1 MiB / GL_SCALE, rounded down to a
