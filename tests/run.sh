@@ -13,9 +13,9 @@
 #                    doubled in the debug-kernel pass)
 #   --no-ko          run without md-raid5x.ko (the raid456 parts only; every
 #                    raid5x assertion then fails, by design)
-#   --smp N          guest CPUs in both passes (default: 2 on Debian's kernel;
-#                    on the debug kernel 1 while it runs alongside the Debian
-#                    pass, else 2; RAID5X_DEBUG_SMP overrides)
+#   --smp N          guest CPUs for every case (default: 1 while the two
+#                    passes run side by side, else 2; cases marked
+#                    "# smp: 2" always get 2)
 #   -v, --verbose    stream every guest console to stdout
 #   --no-debug       skip the debug-kernel pass (also RAID5X_DEBUG=0)
 #   --debug-only     skip the Debian-kernel pass (guest cases run on the
@@ -145,25 +145,42 @@ fi
 # ---- run -----------------------------------------------------------------
 suite_t0=$SECONDS
 tmult=1   # timeout multiplier: 2 in the debug-kernel pass
-psmp=${smp:-2}   # guest CPUs in this pass
-# child_cpu: set cpu_now to the CPU seconds (user + system) used so far by
-# this shell's waited-for children, i.e. mostly QEMU. A case's CPU time
-# barely depends on how loaded the machine is, unlike its wall time: both
-# are reported. (times runs in this shell: a subshell would report 0.)
-cpu_now=0
-child_cpu() {
-	local f=$logdir/.times.$BASHPID
-	times >"$f"
-	cpu_now=$(awk 'NR == 2 {
+# guest CPUs: 1 while the two passes run side by side (two 2-CPU TCG
+# guests on 2 host cores cost more CPU for the same work: vCPUs spin on
+# locks whose holder's thread is descheduled), else 2; cases marked
+# "# smp: 2" (concurrency stress) always get 2; --smp N overrides all.
+if [ "$debug" = 1 ] && [ "$parallel" = 1 ] && [ "$debugonly" = 0 ]; then
+	psmp=${smp:-1}
+else
+	psmp=${smp:-2}
+fi
+# timed CPUFILE CMD...: run CMD in a subshell that then writes `times` to
+# CPUFILE; its second line is the CPU (user, system) of CMD and everything
+# it waited for, i.e. mostly QEMU. A case's CPU time barely depends on how
+# loaded the machine is, unlike its wall time: both are reported. (Counting
+# this shell's own children instead would also count the debug-kernel pass
+# whenever it ends during a case.)
+timed() {
+	local f=$1
+	shift
+	(
+		st=0
+		"$@" || st=$?
+		times >"$f"
+		exit "$st"
+	)
+}
+# cpu_of CPUFILE: print the whole CPU seconds (user + system) in CPUFILE
+cpu_of() {
+	awk 'NR == 2 {
 		n = split($0, f, /[ ms]+/); t = 0
 		for (i = 1; i + 1 <= n; i += 2) if (f[i] != "") t += f[i] * 60 + f[i + 1]
-		printf "%d\n", t }' "$f")
-	rm -f "$f"
+		printf "%d\n", t }' "$1" 2>/dev/null || echo 0
 }
 # run_case FILE [PREFIX]: one case; PREFIX names its logs and lines
 run_case() {
 	local f=$1 prefix=${2:-} name log st t0 dt nok nnot plan body tmo i a verdict
-	local cargs hargs qopt c0
+	local cargs hargs qopt cpuf csmp
 	name=$prefix$(basename "$f" .sh)
 	if [ "${f#tests/host/}" != "$f" ]; then
 		# host-side test: KTAP lines on stdout, status 0 on success
@@ -218,10 +235,14 @@ run_case() {
 	[ "$verbose" = 0 ] || qopt=()
 	echo "== $name (timeout ${tmo} s)"
 	t0=$SECONDS
-	child_cpu
-	c0=$cpu_now
+	# guest CPUs: 2 for cases marked "# smp: 2" (concurrency stress)
+	csmp=$psmp
+	if [ -z "$smp" ] && grep -q '^# smp: 2' "$f"; then
+		csmp=2
+	fi
+	cpuf=$logdir/$name.cpu
 	st=0
-	scripts/guest.sh "${qopt[@]}" --smp "$psmp" "${gargs[@]}" ${cargs[@]+"${cargs[@]}"} --timeout "$tmo" --log "$log" \
+	timed "$cpuf" scripts/guest.sh "${qopt[@]}" --smp "$csmp" "${gargs[@]}" ${cargs[@]+"${cargs[@]}"} --timeout "$tmo" --log "$log" \
 		"$f" >"$logdir/$name.harness" 2>&1 || st=$?
 	[ "$verbose" = 0 ] || cat "$logdir/$name.harness"
 	# assertions: KTAP lines of the guest script (before the verdict)
@@ -261,9 +282,8 @@ run_case() {
 	else
 		verdict=FAIL
 	fi
-	child_cpu
-	printf '   %s: %s, %d ok, %d not ok, %d s, CPU %d s (log %s)\n' \
-		"$name" "$verdict" "$nok" "$nnot" "$dt" $((cpu_now - c0)) "${log#"$top"/}"
+	printf '   %s: %s, %d ok, %d not ok, %d s, CPU %d s, %d vCPU (log %s)\n' \
+		"$name" "$verdict" "$nok" "$nnot" "$dt" "$(cpu_of "$cpuf")" "$csmp" "${log#"$top"/}"
 }
 
 # ---- the debug-kernel pass (KUnit, lockdep, KASAN) -----------------------
@@ -287,17 +307,9 @@ debug_pass() {
 		return 0
 	fi
 	gargs=(--kernel "$KERNEL" --moddir "$MODDIR" --kver "$KVER" --ko "$dko/md-raid5x.ko"
-		--append "gl_scale=$dscale gl_sample=$dsample")
-	# slower kernel, two guests at a time: a case's timeout is doubled.
-	# Alongside the Debian pass its guests get one CPU: two 2-CPU TCG
-	# guests on 2 host cores cost 1.5x the CPU (vCPUs spinning on locks
-	# whose holder is descheduled) and finish later.
+		--append "gl_scale=$dscale gl_sample=$dsample random.trust_cpu=on")
+	# slower kernel, two guests at a time: a case's timeout is doubled
 	tmult=2
-	if [ "$parallel" = 1 ] && [ "$debugonly" = 0 ]; then
-		psmp=${smp:-${RAID5X_DEBUG_SMP:-1}}
-	else
-		psmp=${smp:-${RAID5X_DEBUG_SMP:-2}}
-	fi
 	for f in "${sel[@]}"; do
 		[[ $f == tests/cases/* ]] || continue
 		if [ "${RAID5X_DEBUG_ALL:-1}" = 1 ] ||

@@ -11,6 +11,7 @@
 # The rebuild speed is capped (sync_speed_min/max 2 MB/s) so it lasts
 # several seconds and rounds run inside it. Then raid456 assembles the
 # result: same bytes, fio verifies, check mismatch_cnt 0.
+# smp: 2 (concurrency stress: keeps 2 guest CPUs in every pass)
 # timeout: 900
 # shellcheck source=../lib/guest-lib.sh
 . /lib/guest-lib.sh
@@ -19,7 +20,7 @@ tap_plan 12
 load_md
 
 sys=/sys/block/md0/md
-read -r -a devs <<<"$(make_members 5 16)"
+read -r -a devs <<<"$(make_members 5 "$(gl_scaled 16 8)")"   # 8 MiB on the debug kernel
 spare=${devs[4]}
 victim=${devs[1]}
 create_raid5 md0 4 64 left-symmetric "${devs[@]:0:4}"
