@@ -13,9 +13,9 @@
 #                    doubled in the debug-kernel pass)
 #   --no-ko          run without md-raid5x.ko (the raid456 parts only; every
 #                    raid5x assertion then fails, by design)
-#   --smp N          guest CPUs for every case (default: 1 while the two
-#                    passes run side by side, else 2; cases marked
-#                    "# smp: 2" always get 2)
+#   --smp N          guest CPUs for every case (default 2; in the debug-kernel
+#                    pass 1 while it runs alongside the Debian pass, except
+#                    cases marked "# smp: 2")
 #   -v, --verbose    stream every guest console to stdout
 #   --no-debug       skip the debug-kernel pass (also RAID5X_DEBUG=0)
 #   --debug-only     skip the Debian-kernel pass (guest cases run on the
@@ -145,15 +145,9 @@ fi
 # ---- run -----------------------------------------------------------------
 suite_t0=$SECONDS
 tmult=1   # timeout multiplier: 2 in the debug-kernel pass
-# guest CPUs: 1 while the two passes run side by side (two 2-CPU TCG
-# guests on 2 host cores cost more CPU for the same work: vCPUs spin on
-# locks whose holder's thread is descheduled), else 2; cases marked
-# "# smp: 2" (concurrency stress) always get 2; --smp N overrides all.
-if [ "$debug" = 1 ] && [ "$parallel" = 1 ] && [ "$debugonly" = 0 ]; then
-	psmp=${smp:-1}
-else
-	psmp=${smp:-2}
-fi
+# guest CPUs: 2 on Debian's kernel (as users run it); the debug-kernel
+# pass sets its own; --smp N overrides both
+psmp=${smp:-2}
 # timed CPUFILE CMD...: run CMD in a subshell that then writes `times` to
 # CPUFILE; its second line is the CPU (user, system) of CMD and everything
 # it waited for, i.e. mostly QEMU. A case's CPU time barely depends on how
@@ -308,8 +302,17 @@ debug_pass() {
 	fi
 	gargs=(--kernel "$KERNEL" --moddir "$MODDIR" --kver "$KVER" --ko "$dko/md-raid5x.ko"
 		--append "gl_scale=$dscale gl_sample=$dsample random.trust_cpu=on")
-	# slower kernel, two guests at a time: a case's timeout is doubled
+	# slower kernel, two guests at a time: a case's timeout is doubled.
+	# Alongside the Debian pass its guests get 1 CPU, except the cases
+	# marked "# smp: 2" (concurrency stress): two 2-CPU TCG guests on 2
+	# host cores cost more CPU for the same work (vCPUs spin on locks whose
+	# holder's thread is descheduled).
 	tmult=2
+	if [ "$parallel" = 1 ] && [ "$debugonly" = 0 ]; then
+		psmp=${smp:-1}
+	else
+		psmp=${smp:-2}
+	fi
 	for f in "${sel[@]}"; do
 		[[ $f == tests/cases/* ]] || continue
 		if [ "${RAID5X_DEBUG_ALL:-1}" = 1 ] ||
