@@ -69,6 +69,9 @@ bool r5x_note_write(struct r5x_conf *conf, sector_t start, sector_t end)
 	conf->write_seq++;
 	seq = r5x_stream_note(conf->stream_end, ARRAY_SIZE(conf->stream_end),
 			      &conf->stream_next, start, end);
+	conf->window = r5x_window_note(conf->window, &conf->window_at,
+				       atomic64_read(&conf->write_bytes_in_flight),
+				       jiffies, R5X_WINDOW_SPAN);
 	spin_unlock_irqrestore(&conf->lock, flags);
 	return seq;
 }
@@ -133,10 +136,11 @@ static bool stall_expired(struct r5x_conf *conf, int busy)
 bool r5x_preread_grant_now(struct r5x_conf *conf, struct r5x_stripe *sh)
 {
 	u64 row = r5x_row_bytes(conf->geom.chunk_sectors, conf->geom.data_disks);
+	u64 window = max_t(u64, READ_ONCE(conf->window),
+			   atomic64_read(&conf->write_bytes_in_flight));
 	bool granted = false;
 
-	if (r5x_may_wait(test_bit(R5X_STRIPE_SEQ, &sh->state),
-			 atomic64_read(&conf->write_bytes_in_flight), row))
+	if (r5x_may_wait(test_bit(R5X_STRIPE_SEQ, &sh->state), window, row))
 		return false;
 	spin_lock_irq(&conf->lock);
 	if (r5x_preread_slot_free(conf->preread_active,

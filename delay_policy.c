@@ -50,6 +50,25 @@ bool r5x_may_wait(bool seq, u64 bytes_in_flight, u64 row_bytes)
 	return seq && bytes_in_flight >= row_bytes;
 }
 
+/*
+ * The writers' window: the most bytes of writes in flight seen in the last
+ * @span jiffies (*@at: when that peak was set), given @in_flight now.  The
+ * instantaneous figure dips whenever a row completes and its bios are
+ * reaped at once (a 64 KiB qd32 writer drops from 2 MiB to 0.5 MiB until
+ * it refills), and a stripe judged in such a dip would read for nothing;
+ * the peak is what the writer keeps in flight.  A peak older than @span is
+ * forgotten, so a writer that shrinks its window is believed soon.
+ */
+u64 r5x_window_note(u64 peak, unsigned long *at, u64 in_flight,
+		    unsigned long now, unsigned long span)
+{
+	if (in_flight >= peak || time_after(now, *at + span)) {
+		*at = now;
+		return in_flight;
+	}
+	return peak;
+}
+
 /* Fewer than preread_batch stripes hold pre-read permission. */
 bool r5x_preread_slot_free(int preread_active, int preread_batch)
 {

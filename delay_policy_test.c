@@ -67,6 +67,35 @@ static void delay_window(struct kunit *test)
 	/* any other partial stripe is a candidate for an immediate grant */
 	KUNIT_EXPECT_FALSE(test, r5x_may_wait(false, 1 << 20, row));
 	KUNIT_EXPECT_FALSE(test, r5x_may_wait(false, 0, row));
+	/*
+	 * The window is the peak in flight over the last span (25 jiffies
+	 * here): a dip does not lower it, a higher figure raises it at once,
+	 * and a peak older than the span is replaced by the figure now.
+	 */
+	{
+		unsigned long at = 1000;
+		u64 w = 2 << 20;
+
+		w = r5x_window_note(w, &at, 512 << 10, 1010, 25);
+		KUNIT_EXPECT_EQ(test, (u64)2 << 20, w);
+		KUNIT_EXPECT_EQ(test, 1000UL, at);
+		KUNIT_EXPECT_TRUE(test, r5x_may_wait(true, w, 3 * 512 << 10));
+		w = r5x_window_note(w, &at, 512 << 10, 1025, 25);
+		KUNIT_EXPECT_EQ(test, (u64)2 << 20, w);
+		w = r5x_window_note(w, &at, 512 << 10, 1026, 25);
+		KUNIT_EXPECT_EQ(test, (u64)512 << 10, w);
+		KUNIT_EXPECT_EQ(test, 1026UL, at);
+		KUNIT_EXPECT_FALSE(test, r5x_may_wait(true, w, 3 * 512 << 10));
+		w = r5x_window_note(w, &at, 3 << 20, 1027, 25);
+		KUNIT_EXPECT_EQ(test, (u64)3 << 20, w);
+		KUNIT_EXPECT_EQ(test, 1027UL, at);
+		/* equal to the peak refreshes it; across the jiffies wrap */
+		at = ULONG_MAX - 5;
+		w = r5x_window_note(w, &at, 3 << 20, 10, 25);
+		KUNIT_EXPECT_EQ(test, 10UL, at);
+		w = r5x_window_note(w, &at, 1 << 20, 30, 25);
+		KUNIT_EXPECT_EQ(test, (u64)3 << 20, w);
+	}
 	/* ... granted while fewer than preread_batch hold pre-reads */
 	KUNIT_EXPECT_TRUE(test, r5x_preread_slot_free(0, 32));
 	KUNIT_EXPECT_TRUE(test, r5x_preread_slot_free(31, 32));

@@ -227,9 +227,14 @@ struct r5x_conf {
 	bool fullsync;			/* recovery may not skip clean regions */
 	struct timer_list delay_timer;	/* wakes raid5xd for aged stripes */
 
-	/* sequential write stream detection (delay_list.c) */
+	/*
+	 * sequential write stream detection and the writers' window
+	 * (delay_list.c; written under lock, window read with READ_ONCE)
+	 */
 	sector_t stream_end[8];
 	unsigned int stream_next;
+	u64 window;			/* peak write bytes in flight (r5x_window_note) */
+	unsigned long window_at;	/* jiffies the peak was set */
 
 	struct r5x_tunables tun;
 	struct r5x_counters stats;
