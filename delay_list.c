@@ -13,7 +13,8 @@
  *    the delayed list to the hold list, oldest first.
  *  - Age bound: a stripe written by a sequential stream (its bio started
  *    where an earlier write ended) may wait up to seq_delay_ms for the rest
- *    of the stripe, if the writes in flight add up to at least a row.  Any
+ *    of the stripe, if the writers' window (peak write bytes in flight over
+ *    the last R5X_WINDOW_SPAN, r5x_window_note) is at least a row.  Any
  *    other partial stripe is granted pre-reads at once when a slot is free
  *    (r5x_preread_grant_now), else it waits its turn.  REQ_SYNC
  *    plays no part: O_DIRECT writes get the same treatment (seed 001).

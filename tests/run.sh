@@ -29,8 +29,8 @@
 # (default 4: cases divide their data volumes by it, same assertions;
 # tests/lib/guest-lib.sh GL_SCALE) and gl_sample=RAID5X_DEBUG_SAMPLE (default
 # 1: cases that loop over layouts run the subset they name, GL_SAMPLE). It
-# runs alongside the Debian pass (two
-# guests at a time; its output is printed when both are done).
+# runs alongside the Debian pass (two guests at a time; its output is
+# printed when both are done).
 # RAID5X_DEBUG_ALL=0 limits it to the cases marked "# debug-kernel: yes".
 #
 # Host-side cases (tests/host/*.sh: lint, packaging) run first, on the
