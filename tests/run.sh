@@ -14,8 +14,7 @@
 #   --no-ko          run without md-raid5x.ko (the raid456 parts only; every
 #                    raid5x assertion then fails, by design)
 #   --smp N          guest CPUs for every case (default 2; in the debug-kernel
-#                    pass 1 while it runs alongside the Debian pass, except
-#                    cases marked "# smp: 2")
+#                    pass 1 while it runs alongside the Debian pass)
 #   -v, --verbose    stream every guest console to stdout
 #   --no-debug       skip the debug-kernel pass (also RAID5X_DEBUG=0)
 #   --debug-only     skip the Debian-kernel pass (guest cases run on the
@@ -174,7 +173,7 @@ cpu_of() {
 # run_case FILE [PREFIX]: one case; PREFIX names its logs and lines
 run_case() {
 	local f=$1 prefix=${2:-} name log st t0 dt nok nnot plan body tmo i a verdict
-	local cargs hargs qopt cpuf csmp
+	local cargs hargs qopt cpuf
 	name=$prefix$(basename "$f" .sh)
 	if [ "${f#tests/host/}" != "$f" ]; then
 		# host-side test: KTAP lines on stdout, status 0 on success
@@ -229,14 +228,9 @@ run_case() {
 	[ "$verbose" = 0 ] || qopt=()
 	echo "== $name (timeout ${tmo} s)"
 	t0=$SECONDS
-	# guest CPUs: 2 for cases marked "# smp: 2" (concurrency stress)
-	csmp=$psmp
-	if [ -z "$smp" ] && grep -q '^# smp: 2' "$f"; then
-		csmp=2
-	fi
 	cpuf=$logdir/$name.cpu
 	st=0
-	timed "$cpuf" scripts/guest.sh "${qopt[@]}" --smp "$csmp" "${gargs[@]}" ${cargs[@]+"${cargs[@]}"} --timeout "$tmo" --log "$log" \
+	timed "$cpuf" scripts/guest.sh "${qopt[@]}" --smp "$psmp" "${gargs[@]}" ${cargs[@]+"${cargs[@]}"} --timeout "$tmo" --log "$log" \
 		"$f" >"$logdir/$name.harness" 2>&1 || st=$?
 	[ "$verbose" = 0 ] || cat "$logdir/$name.harness"
 	# assertions: KTAP lines of the guest script (before the verdict)
@@ -277,7 +271,7 @@ run_case() {
 		verdict=FAIL
 	fi
 	printf '   %s: %s, %d ok, %d not ok, %d s, CPU %d s, %d vCPU (log %s)\n' \
-		"$name" "$verdict" "$nok" "$nnot" "$dt" "$(cpu_of "$cpuf")" "$csmp" "${log#"$top"/}"
+		"$name" "$verdict" "$nok" "$nnot" "$dt" "$(cpu_of "$cpuf")" "$psmp" "${log#"$top"/}"
 }
 
 # ---- the debug-kernel pass (KUnit, lockdep, KASAN) -----------------------
@@ -303,10 +297,10 @@ debug_pass() {
 	gargs=(--kernel "$KERNEL" --moddir "$MODDIR" --kver "$KVER" --ko "$dko/md-raid5x.ko"
 		--append "gl_scale=$dscale gl_sample=$dsample random.trust_cpu=on")
 	# slower kernel, two guests at a time: a case's timeout is doubled.
-	# Alongside the Debian pass its guests get 1 CPU, except the cases
-	# marked "# smp: 2" (concurrency stress): two 2-CPU TCG guests on 2
-	# host cores cost more CPU for the same work (vCPUs spin on locks whose
-	# holder's thread is descheduled).
+	# Alongside the Debian pass its guests get 1 CPU: two 2-CPU TCG guests
+	# on 2 host cores cost more CPU for the same work (vCPUs spin on locks
+	# whose holder's thread is descheduled); make check took 23.9 min with
+	# 2 CPUs for 7 concurrency-heavy debug cases, 19.8 min with 1 for all.
 	tmult=2
 	if [ "$parallel" = 1 ] && [ "$debugonly" = 0 ]; then
 		psmp=${smp:-1}

@@ -20,7 +20,6 @@
 # On the debug kernel (GL_SCALE > 1) every section and the members shrink
 # by GL_SCALE (a scaled MiB, gl_unit); seq-direct keeps at least two of its
 # blocks (8M for bs 4M, so the largest bs still writes whole rows).
-# smp: 2 (concurrency stress: 2 guest CPUs in the debug-kernel pass too)
 # timeout: 900
 # shellcheck source=../lib/guest-lib.sh
 . /lib/guest-lib.sh

@@ -5,7 +5,6 @@
 # partial (rmw and rcw) and unaligned writes with verification, direct and
 # cached reads, stripe cache resize under I/O, check, a member failure,
 # degraded reads and writes, a spare rebuilt, stop.
-# smp: 2 (concurrency stress: 2 guest CPUs in the debug-kernel pass too)
 # timeout: 900
 # debug-kernel: yes
 # shellcheck source=../lib/guest-lib.sh

@@ -4,7 +4,6 @@
 # files of varying sizes, e2fsck clean, checksums match after remount; then
 # under raid456 (stop + assemble with stock mdadm): e2fsck clean, checksums
 # match, parity check clean.
-# smp: 2 (concurrency stress: 2 guest CPUs in the debug-kernel pass too)
 # timeout: 600
 # shellcheck source=../lib/guest-lib.sh
 . /lib/guest-lib.sh

@@ -4,7 +4,6 @@
 # verification: the raid5x array keeps serving, the data verifies (also
 # re-read degraded, then under raid456 assembled from the survivors), and
 # /proc/mdstat shows the degraded state.
-# smp: 2 (concurrency stress: 2 guest CPUs in the debug-kernel pass too)
 # timeout: 600
 # shellcheck source=../lib/guest-lib.sh
 . /lib/guest-lib.sh

@@ -5,7 +5,6 @@
 # behind and ahead of it; afterwards raid5x's check must find 0 mismatches
 # (a rebuilt parity member that missed later writes showed 704) and the
 # data must verify, also under raid456.
-# smp: 2 (concurrency stress: 2 guest CPUs in the debug-kernel pass too)
 # timeout: 600
 # shellcheck source=../lib/guest-lib.sh
 . /lib/guest-lib.sh

@@ -11,7 +11,6 @@
 # The rebuild speed is capped (sync_speed_min/max 2 MB/s) so it lasts
 # several seconds and rounds run inside it. Then raid456 assembles the
 # result: same bytes, fio verifies, check mismatch_cnt 0.
-# smp: 2 (concurrency stress: 2 guest CPUs in the debug-kernel pass too)
 # timeout: 900
 # shellcheck source=../lib/guest-lib.sh
 . /lib/guest-lib.sh

@@ -7,7 +7,6 @@
 # the array's lock).  The arrays are created on raid5x directly
 # (claim_raid5=1), so the syncs are raid5x's from the first sector; each is
 # reassembled afterwards and its data checked.
-# smp: 2 (concurrency stress: 2 guest CPUs in the debug-kernel pass too)
 # timeout: 600
 # shellcheck source=../lib/guest-lib.sh
 . /lib/guest-lib.sh
