@@ -67,35 +67,6 @@ static void delay_window(struct kunit *test)
 	/* any other partial stripe is a candidate for an immediate grant */
 	KUNIT_EXPECT_FALSE(test, r5x_may_wait(false, 1 << 20, row));
 	KUNIT_EXPECT_FALSE(test, r5x_may_wait(false, 0, row));
-	/*
-	 * The window is the peak in flight over the last span (25 jiffies
-	 * here): a dip does not lower it, a higher figure raises it at once,
-	 * and a peak older than the span is replaced by the figure now.
-	 */
-	{
-		unsigned long at = 1000;
-		u64 w = 2 << 20;
-
-		w = r5x_window_note(w, &at, 512 << 10, 1010, 25);
-		KUNIT_EXPECT_EQ(test, (u64)2 << 20, w);
-		KUNIT_EXPECT_EQ(test, 1000UL, at);
-		KUNIT_EXPECT_TRUE(test, r5x_may_wait(true, w, 3 * 512 << 10));
-		w = r5x_window_note(w, &at, 512 << 10, 1025, 25);
-		KUNIT_EXPECT_EQ(test, (u64)2 << 20, w);
-		w = r5x_window_note(w, &at, 512 << 10, 1026, 25);
-		KUNIT_EXPECT_EQ(test, (u64)512 << 10, w);
-		KUNIT_EXPECT_EQ(test, 1026UL, at);
-		KUNIT_EXPECT_FALSE(test, r5x_may_wait(true, w, 3 * 512 << 10));
-		w = r5x_window_note(w, &at, 3 << 20, 1027, 25);
-		KUNIT_EXPECT_EQ(test, (u64)3 << 20, w);
-		KUNIT_EXPECT_EQ(test, 1027UL, at);
-		/* equal to the peak refreshes it; across the jiffies wrap */
-		at = ULONG_MAX - 5;
-		w = r5x_window_note(w, &at, 3 << 20, 10, 25);
-		KUNIT_EXPECT_EQ(test, 10UL, at);
-		w = r5x_window_note(w, &at, 1 << 20, 30, 25);
-		KUNIT_EXPECT_EQ(test, (u64)3 << 20, w);
-	}
 	/* ... granted while fewer than preread_batch hold pre-reads */
 	KUNIT_EXPECT_TRUE(test, r5x_preread_slot_free(0, 32));
 	KUNIT_EXPECT_TRUE(test, r5x_preread_slot_free(31, 32));
@@ -103,6 +74,56 @@ static void delay_window(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, r5x_preread_slot_free(33, 32));
 	KUNIT_EXPECT_TRUE(test, r5x_preread_slot_free(0, 1));
 	KUNIT_EXPECT_FALSE(test, r5x_preread_slot_free(1, 1));
+}
+
+/*
+ * The writers' window is the peak in flight over the last span (25 jiffies
+ * here): a dip does not lower it, a figure equal to or above it raises it
+ * (and refreshes its time) at once, and a peak older than the span is
+ * replaced by the figure now.  Each step: bytes in flight and jiffies in,
+ * the window and its time out, and whether a sequential stripe may then
+ * wait for a 1.5 MiB row.
+ */
+struct window_step {
+	u64 in_flight;
+	unsigned long now;
+	u64 window;
+	unsigned long at;
+	bool may_wait;
+};
+
+static void window_steps(struct kunit *test, u64 w, unsigned long at,
+			 const struct window_step *st, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		w = r5x_window_note(w, &at, st[i].in_flight, st[i].now, 25);
+		KUNIT_EXPECT_EQ_MSG(test, st[i].window, w, "step %d", i);
+		KUNIT_EXPECT_EQ_MSG(test, st[i].at, at, "step %d", i);
+		KUNIT_EXPECT_EQ_MSG(test, st[i].may_wait,
+				    r5x_may_wait(true, w, 3 * 512 << 10),
+				    "step %d", i);
+	}
+}
+
+static void delay_window_peak(struct kunit *test)
+{
+	/* a 2 MiB peak set at jiffy 1000 */
+	static const struct window_step dip[] = {
+		{ 512 << 10, 1010, 2 << 20, 1000, true },	/* dip: kept */
+		{ 512 << 10, 1025, 2 << 20, 1000, true },	/* still in span */
+		{ 512 << 10, 1026, 512 << 10, 1026, false },	/* span over */
+		{ 3 << 20, 1027, 3 << 20, 1027, true },		/* higher */
+	};
+	/* a 3 MiB peak set 5 jiffies before the jiffies counter wraps */
+	static const struct window_step wrap[] = {
+		{ 3 << 20, 10, 3 << 20, 10, true },		/* equal: refreshed */
+		{ 1 << 20, 30, 3 << 20, 10, true },		/* dip in span */
+	};
+
+	window_steps(test, 2 << 20, 1000, dip, ARRAY_SIZE(dip));
+	window_steps(test, 3 << 20, ULONG_MAX - 5, wrap, ARRAY_SIZE(wrap));
 }
 
 static void delay_age(struct kunit *test)
@@ -404,6 +425,7 @@ static void delay_bypass(struct kunit *test)
 static struct kunit_case delay_kcases[] = {
 	KUNIT_CASE(delay_stream),
 	KUNIT_CASE(delay_window),
+	KUNIT_CASE(delay_window_peak),
 	KUNIT_CASE(delay_age),
 	KUNIT_CASE(delay_stall),
 	KUNIT_CASE(delay_plan),
