@@ -6,13 +6,13 @@
 # 3 disks 128K parity-last):
 #   1 create a level-5 array with stock mdadm, take it over to raid5x
 #   2 write a pattern under raid5x (full stripes, 12K partial writes at odd
-#     offsets, random buffered writes of odd sizes), sha256 the whole device
+#     offsets, random buffered writes of odd sizes), md5 the whole device
 #     (O_DIRECT); stop; assemble with stock mdadm under raid456:
-#     identical sha256, parity check finds no mismatch
+#     identical md5, parity check finds no mismatch
 #   3 write another pattern under raid456, take over to raid5x: identical
-#     sha256 read through raid5x
+#     md5 read through raid5x
 #   4 overwrite parts under raid5x; stop; assemble under raid456: identical
-#     sha256, parity check clean
+#     md5, parity check clean
 # On the debug kernel (GL_SCALE > 1) members, patterns and regions shrink
 # by GL_SCALE (all offsets are multiples of a scaled MiB, gl_unit).
 # timeout: 600
@@ -52,20 +52,20 @@ write_pattern() {
 		sync
 }
 
-# same_sha MD WANT: the array's sha256 equals WANT.
-same_sha() {
+# same_md5 MD WANT: the array's md5 equals WANT.
+same_md5() {
 	local got
-	got=$(md_sha256 "$1") || return 1
+	got=$(md_md5 "$1") || return 1
 	[ "$got" = "$2" ] && return 0
-	note "sha256 differs: want $2, got $got"
+	note "md5 differs: want $2, got $got"
 	return 1
 }
 
-# assemble_same_sha MD WANT DEVS...: assemble under raid456, compare sha256.
-assemble_same_sha() {
+# assemble_same_md5 MD WANT DEVS...: assemble under raid456, compare md5.
+assemble_same_md5() {
 	local md=$1 want=$2
 	shift 2
-	assemble_raid456 "$md" "$@" && same_sha "$md" "$want"
+	assemble_raid456 "$md" "$@" && same_md5 "$md" "$want"
 }
 
 # overwrite MD SEED: 20K writes at an odd offset, then a new pattern.
@@ -86,26 +86,26 @@ for g in "${geometries[@]}"; do
 	tap_check "$tag: takeover of a new array to raid5x" to_raid5x md0
 	l1=$(md_level md0)
 	tap_check "$tag: write pattern under $l1" write_pattern md0 /tmp/pat-a "$i"
-	h1=$(md_sha256 md0)
+	h1=$(md_md5 md0)
 	stop_array md0
-	tap_check "$tag: written under $l1, read under raid456: same sha256" \
-		assemble_same_sha md0 "$h1" "${devs[@]}"
+	tap_check "$tag: written under $l1, read under raid456: same md5" \
+		assemble_same_md5 md0 "$h1" "${devs[@]}"
 	tap_check "$tag: raid456 parity check after $l1 writes" check_parity md0
 
 	tap_check "$tag: write pattern under $(md_level md0)" \
 		write_pattern md0 /tmp/pat-b "$((i + 10))"
-	h2=$(md_sha256 md0)
+	h2=$(md_md5 md0)
 	tap_check "$tag: takeover raid456 -> raid5x with data" to_raid5x md0
-	tap_check "$tag: written under raid456, read under $(md_level md0): same sha256" \
-		same_sha md0 "$h2"
+	tap_check "$tag: written under raid456, read under $(md_level md0): same md5" \
+		same_md5 md0 "$h2"
 
 	# partial overwrite after the takeover (read-modify-write paths)
 	l3=$(md_level md0)
 	tap_check "$tag: partial overwrite under $l3" overwrite md0 "$((i + 20))"
-	h3=$(md_sha256 md0)
+	h3=$(md_md5 md0)
 	stop_array md0
-	tap_check "$tag: overwritten under $l3, read under raid456: same sha256" \
-		assemble_same_sha md0 "$h3" "${devs[@]}"
+	tap_check "$tag: overwritten under $l3, read under raid456: same md5" \
+		assemble_same_md5 md0 "$h3" "${devs[@]}"
 	tap_check "$tag: raid456 parity check after $l3 overwrites" check_parity md0
 	stop_array md0
 	losetup -D

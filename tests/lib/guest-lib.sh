@@ -295,12 +295,14 @@ check_parity() {
 	[ "$mm" = 0 ]
 }
 
-# md_sha256 MD: print the sha256 of the whole array device, read with
-# O_DIRECT (through the personality, not the page cache).
-md_sha256() {
+# md_md5 MD: print the md5 of the whole array device, read with O_DIRECT
+# (through the personality, not the page cache). md5, not sha256: 3x faster
+# under TCG (64 MiB: 0.36 s vs 1.19 s), and these checks look for
+# corruption, not for an attacker.
+md_md5() {
 	local md
 	md=$(md_dev "$1")
-	dd if="$md" bs=1M iflag=direct status=none | sha256sum | cut -d' ' -f1
+	dd if="$md" bs=1M iflag=direct status=none | md5sum | cut -d' ' -f1
 }
 
 # sysfs_write FILE VALUE: write VALUE to FILE; the status is the write's
