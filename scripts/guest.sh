@@ -60,17 +60,6 @@ top=$(cd "$here/.." && pwd)
 build=${BUILD:-$top/build}
 self=$here/$(basename "${BASH_SOURCE[0]}")
 
-# Kernel log lines that fail a run (fixed strings, case-sensitive).
-# lockdep reports start with "WARNING: possible ..." / "INFO: possible ...";
-# a bare 'lockdep' would match the debug kernel's boot banner.
-splat_patterns=(
-	'WARNING:' 'BUG:' 'Oops' 'Call Trace' 'possible circular locking'
-	'INFO: possible' 'inconsistent lock state' 'suspicious RCU usage'
-	'turning off the locking correctness validator' 'KASAN' 'UBSAN'
-	'sleeping function called from invalid context'
-	'general protection fault' 'kernel BUG'
-	'blocked for more than' 'soft lockup' 'hard LOCKUP'
-)
 # Host programs copied into the guest (with their shared libraries).
 guest_bins=(
 	/bin/bash /usr/sbin/mdadm /usr/bin/fio /usr/sbin/mke2fs /usr/sbin/e2fsck
@@ -508,15 +497,8 @@ elif [ "$verdict" != "GUEST-VERDICT: PASS" ]; then
 	echo "guest.sh: $name: ${verdict#GUEST-VERDICT: } (guest script failed), see $logf" >&2
 	status=1
 fi
-for p in "${splat_patterns[@]}"; do
-	if line=$(grep -F -m 1 -- "$p" "$klog"); then
-		echo "guest.sh: $name: kernel log matches '$p': $line" >&2
-		[ "$status" = 3 ] || status=2
-	fi
-done
-# KUnit (KTAP in the kernel log): any failed test case fails the run
-if line=$(grep -E -m 1 '^\[ *[0-9]+\.[0-9]+\] +(# )?not ok [0-9]+ ' "$klog"); then
-	echo "guest.sh: $name: KUnit failure in the kernel log: $line" >&2
+# splats and failed KUnit cases (scripts/klog-check.sh)
+if ! "$here/klog-check.sh" "$name" "$klog"; then
 	[ "$status" = 3 ] || status=2
 fi
 if [ "$status" = 0 ]; then

@@ -21,6 +21,8 @@
 #                    debug kernel only; host cases still run)
 #   --serial         run the debug-kernel pass after the Debian pass, not
 #                    alongside it (also RAID5X_DEBUG_PARALLEL=0)
+#   --boot-each      boot a guest per case instead of one per pass (also
+#                    RAID5X_BOOT_EACH=1)
 #
 # The debug-kernel pass: every guest case again on the debug kernel built by
 # scripts/debug-kernel.sh (KUnit, lockdep, KASAN; cached per machine), with
@@ -34,11 +36,15 @@
 #
 # Host-side cases (tests/host/*.sh: lint, packaging) run first, on the
 # host, printing KTAP on stdout.
-# Each guest case is one guest boot (scripts/guest.sh). Its KTAP lines ("ok N - ",
-# "not ok N - ") are the assertions; a case also gets one failure if the
-# guest timed out or crashed, if its kernel log shows a splat (WARNING:,
-# BUG:, lockdep, ...), if it failed without any "not ok", or if fewer
-# assertions ran than its plan (1..N) promised. Logs: build/logs/tests/.
+# Each pass boots one guest (scripts/guest.sh) that runs its guest cases one
+# after another (tests/lib/batch-guest.sh resets the guest in between; a
+# boot costs 7-11 s of CPU under TCG); --boot-each boots one per case.
+# A case's KTAP lines ("ok N - ", "not ok N - ") are its assertions; it also
+# gets one failure if it timed out or the guest died in it, if the kernel
+# log written while it ran shows a splat (WARNING:, BUG:, lockdep, ...), if
+# it failed without any "not ok", or if fewer assertions ran than its plan
+# (1..N) promised. If the guest dies, the cases after the one it died in
+# boot one each. Logs: build/logs/tests/ (one per case, as if booted alone).
 # The last line is "N passed, N failed"; the exit status is 1 on any failure.
 set -euo pipefail
 # The body is one { } block: bash parses it whole before running, so
@@ -54,7 +60,7 @@ usage() {
 	exit 64
 }
 
-build=1 ko="" timeout="" verbose=0 noko=0 debug=${RAID5X_DEBUG:-1} debugonly=0
+build=1 ko="" timeout="" verbose=0 noko=0 booteach=${RAID5X_BOOT_EACH:-0} debug=${RAID5X_DEBUG:-1} debugonly=0
 parallel=${RAID5X_DEBUG_PARALLEL:-1} dscale=${RAID5X_DEBUG_SCALE:-4}
 dsample=${RAID5X_DEBUG_SAMPLE:-1} smp=""
 gargs=() cases=()
@@ -71,6 +77,7 @@ while [ $# -gt 0 ]; do
 	--no-debug) debug=0; shift ;;
 	--debug-only) debugonly=1; shift ;;
 	--serial) parallel=0; shift ;;
+	--boot-each) booteach=1; shift ;;
 	-h|--help) usage ;;
 	-*) echo "run.sh: unknown option $1" >&2; usage ;;
 	*) cases+=("$1"); shift ;;
@@ -142,6 +149,10 @@ if grep -qs '^# guest-args:.*build/mdadm/' "${sel[@]}"; then
 fi
 
 # ---- run -----------------------------------------------------------------
+alongside=0   # 1: the debug-kernel pass runs alongside the Debian pass
+if [ "$debug" = 1 ] && [ "$parallel" = 1 ] && [ "$debugonly" = 0 ]; then
+	alongside=1
+fi
 suite_t0=$SECONDS
 tmult=1   # timeout multiplier: 2 in the debug-kernel pass
 # guest CPUs: 2 on Debian's kernel (as users run it); the debug-kernel
@@ -172,8 +183,8 @@ cpu_of() {
 }
 # run_case FILE [PREFIX]: one case; PREFIX names its logs and lines
 run_case() {
-	local f=$1 prefix=${2:-} name log st t0 dt nok nnot plan body tmo i a verdict
-	local cargs hargs qopt cpuf
+	local f=$1 prefix=${2:-} name log st t0 nok nnot plan body tmo
+	local cargs qopt cpuf
 	name=$prefix$(basename "$f" .sh)
 	if [ "${f#tests/host/}" != "$f" ]; then
 		# host-side test: KTAP lines on stdout, status 0 on success
@@ -200,11 +211,29 @@ run_case() {
 			"$nok" "$nnot" $((SECONDS - t0)) "${log#"$top"/}"
 		return 0
 	fi
-	# per-case guest.sh options ("# guest-args: ..."); a --file whose
-	# source is missing is dropped (the case then reports it)
-	cargs=()
-	read -r -a hargs <<<"$(sed -n 's/^# guest-args: *//p' "$f" | head -n 1)"
-	i=0
+	case_args "$f"
+	log=$logdir/$name.log
+	tmo=$(case_timeout "$f")
+	qopt=(--quiet)
+	[ "$verbose" = 0 ] || qopt=()
+	echo "== $name (timeout ${tmo} s)"
+	t0=$SECONDS
+	cpuf=$logdir/$name.cpu
+	st=0
+	timed "$cpuf" scripts/guest.sh "${qopt[@]}" --smp "$psmp" "${gargs[@]}" ${cargs[@]+"${cargs[@]}"} --timeout "$tmo" --log "$log" \
+		"$f" >"$logdir/$name.harness" 2>&1 || st=$?
+	[ "$verbose" = 0 ] || cat "$logdir/$name.harness"
+	# assertions: KTAP lines of the guest script (before the verdict)
+	body=$(sed -n '/^GUEST-INIT: kernel/,/^GUEST-VERDICT: /p' "$log" 2>/dev/null || true)
+	report_case "$name" "$log" "$st" $((SECONDS - t0)) "CPU $(cpu_of "$cpuf") s" <<<"$body"
+}
+
+# case_args FILE: add the case's guest.sh options ("# guest-args: ...") to
+# the array cargs; a --file whose source is missing is dropped (the case
+# then reports it).
+case_args() {
+	local hargs i=0 a
+	read -r -a hargs <<<"$(sed -n 's/^# guest-args: *//p' "$1" | head -n 1)"
 	while [ "$i" -lt "${#hargs[@]}" ]; do
 		a=${hargs[$i]}
 		if [ "$a" = --file ] && [ ! -e "${hargs[$((i + 1))]%%:/*}" ]; then
@@ -217,26 +246,115 @@ run_case() {
 		fi
 		i=$((i + 2))
 	done
-	log=$logdir/$name.log
-	tmo=$timeout
+}
+
+# case_timeout FILE: the case's timeout in seconds (--timeout, else its
+# "# timeout: S" line, else 600), times the pass's multiplier.
+case_timeout() {
+	local tmo=$timeout
 	if [ -z "$tmo" ]; then
-		tmo=$(sed -n 's/^# timeout: *\([0-9][0-9]*\).*/\1/p' "$f" | head -n 1)
+		tmo=$(sed -n 's/^# timeout: *\([0-9][0-9]*\).*/\1/p' "$1" | head -n 1)
 		tmo=${tmo:-600}
 	fi
-	tmo=$((tmo * tmult))
+	echo $((tmo * tmult))
+}
+
+# run_batch PREFIX FILE...: the guest cases FILE... in one guest boot
+# (tests/lib/batch-guest.sh runs them one after another and resets the
+# guest in between), each reported as if it had booted alone: its own log
+# ($logdir/PREFIXNAME.log: its console section and the kernel log written
+# during it), its assertions, its status from its exit code and its own
+# kernel log. Results are printed as each case ends. If the guest dies
+# (panic, hung task, batch timeout), the case it was in fails, and the
+# cases after it run one boot each (run_case).
+run_batch() {
+	local prefix=$1 f name blog cpuf bpid n=0 i tmo total=60 t0 qopt alive
+	local names=() tmos=() specs=() cargs=() ends files
+	shift
+	files=("$@")
+	for f in "$@"; do
+		name=$(basename "$f" .sh)
+		tmo=$(case_timeout "$f")
+		names+=("$name")
+		tmos+=("$tmo")
+		specs+=("$name:$tmo")
+		total=$((total + tmo))
+		cargs+=(--file "$top/$f:/cases/$name.sh")
+		case_args "$f"
+	done
+	blog=$logdir/${prefix}batch.log
+	cpuf=$logdir/${prefix}batch.cpu
 	qopt=(--quiet)
 	[ "$verbose" = 0 ] || qopt=()
-	echo "== $name (timeout ${tmo} s)"
+	echo "== ${prefix}batch: ${#names[@]} cases in one guest boot (log ${blog#"$top"/})"
 	t0=$SECONDS
-	cpuf=$logdir/$name.cpu
-	st=0
-	timed "$cpuf" scripts/guest.sh "${qopt[@]}" --smp "$psmp" "${gargs[@]}" ${cargs[@]+"${cargs[@]}"} --timeout "$tmo" --log "$log" \
-		"$f" >"$logdir/$name.harness" 2>&1 || st=$?
-	[ "$verbose" = 0 ] || cat "$logdir/$name.harness"
-	# assertions: KTAP lines of the guest script (before the verdict)
-	body=$(sed -n '/^GUEST-INIT: kernel/,/^GUEST-VERDICT: /p' "$log" 2>/dev/null || true)
-	dt=$((SECONDS - t0))
+	rm -f "$blog"
+	timed "$cpuf" scripts/guest.sh "${qopt[@]}" --smp "$psmp" "${gargs[@]}" "${cargs[@]}" \
+		--timeout "$total" --log "$blog" tests/lib/batch-guest.sh "${specs[@]}" \
+		>"$logdir/${prefix}batch.harness" 2>&1 &
+	bpid=$!
+	while :; do
+		alive=0
+		kill -0 "$bpid" 2>/dev/null && alive=1
+		mapfile -t ends < <(grep -a '^GUEST-CASE-END: ' "$blog" 2>/dev/null || true)
+		while [ "$n" -lt "${#ends[@]}" ] && [ "$n" -lt "${#names[@]}" ]; do
+			batch_case "$prefix" "${names[$n]}" "${tmos[$n]}" "$blog" "${ends[$n]}"
+			n=$((n + 1))
+		done
+		[ "$alive" = 1 ] || break
+		sleep 1
+	done
+	wait "$bpid" || true
+	[ "$verbose" = 0 ] || cat "$logdir/${prefix}batch.harness"
+	echo "   ${prefix}batch: $n of ${#names[@]} cases ended in the boot, $((SECONDS - t0)) s, CPU $(cpu_of "$cpuf") s, $psmp vCPU"
+	[ "$n" -lt "${#names[@]}" ] || return 0
+	# the guest died during case n: that case fails, the rest boot alone
+	name=$prefix${names[$n]}
+	awk -v b="GUEST-CASE-BEGIN: ${names[$n]}" '$0 == b { p = 1 } p' "$blog" >"$logdir/$name.log"
+	echo "guest.sh: $name: the guest died in this case (panic, hung task or the batch's timeout), see ${blog#"$top"/}" \
+		>"$logdir/$name.harness"
+	grep -E '^\[ *[0-9]+\.[0-9]+\]' "$logdir/$name.log" >"$logdir/$name.klog" || true
+	scripts/klog-check.sh "$name" "$logdir/$name.klog" 2>>"$logdir/$name.harness" || true
+	report_case "$name" "$logdir/$name.log" 3 0 "guest died in it" <<<"$(cat "$logdir/$name.log")"
+	for ((i = n + 1; i < ${#names[@]}; i++)); do
+		run_case "${files[$i]}" "$prefix"
+	done
+}
 
+# batch_case PREFIX NAME TIMEOUT BATCHLOG ENDLINE: report one case of a
+# batch from its section of BATCHLOG.
+batch_case() {
+	local name=$1$2 guest=$2 tmo=$3 blog=$4 end=$5 rc secs st=0 log
+	log=$logdir/$name.log
+	awk -v b="GUEST-CASE-BEGIN: $guest" -v e="GUEST-CASE-END: $guest " \
+		'$0 == b { p = 1 } p { print } p && index($0, e) == 1 { exit }' "$blog" >"$log"
+	rc=$(sed -n 's/.* rc=\([0-9]*\).*/\1/p' <<<"$end")
+	secs=$(sed -n 's/.* secs=\([0-9]*\).*/\1/p' <<<"$end")
+	: >"$logdir/$name.harness"
+	if [ "$rc" != 0 ] && [ "${secs:-0}" -ge "$tmo" ]; then
+		echo "guest.sh: $name: timeout after $tmo s in the batch boot" >>"$logdir/$name.harness"
+		st=3
+	elif [ "$rc" != 0 ]; then
+		echo "guest.sh: $name: exit status $rc" >>"$logdir/$name.harness"
+		st=1
+	fi
+	# its kernel log: the dmesg written while it ran, dumped after it
+	sed -n '/^@@CASE-DMESG-BEGIN@@$/,/^@@CASE-DMESG-END@@$/p' "$log" >"$logdir/$name.klog"
+	if ! scripts/klog-check.sh "$name" "$logdir/$name.klog" 2>>"$logdir/$name.harness"; then
+		[ "$st" = 3 ] || st=2
+	fi
+	report_case "$name" "$log" "$st" "${secs:-0}" "one boot" \
+		<<<"$(sed '/^@@CASE-DMESG-BEGIN@@$/,/^@@CASE-DMESG-END@@$/d' "$log")"
+}
+
+# report_case NAME LOG ST SECS TIME_NOTE <BODY: count and show one guest
+# case's assertions (KTAP lines in BODY, on stdin), add its case-level
+# failure for a guest status ST (scripts/guest.sh's: 1 script failed, 2
+# kernel log splat, 3 timeout or crash) and print its result line. Lines
+# "guest.sh: ..." in $logdir/NAME.harness explain a non-zero ST.
+report_case() {
+	local name=$1 log=$2 st=$3 dt=$4 tnote=$5 body nok nnot plan verdict
+	body=$(cat)
 	nok=$(grep -cE '^ok [0-9]+ ' <<<"$body" || true)
 	nnot=$(grep -cE '^not ok [0-9]+ ' <<<"$body" || true)
 	plan=$(sed -n 's/^1\.\.\([0-9][0-9]*\)$/\1/p' <<<"$body" | head -n 1)
@@ -270,13 +388,28 @@ run_case() {
 	else
 		verdict=FAIL
 	fi
-	printf '   %s: %s, %d ok, %d not ok, %d s, CPU %d s, %d vCPU (log %s)\n' \
-		"$name" "$verdict" "$nok" "$nnot" "$dt" "$(cpu_of "$cpuf")" "$psmp" "${log#"$top"/}"
+	printf '   %s: %s, %d ok, %d not ok, %d s, %s, %d vCPU (log %s)\n' \
+		"$name" "$verdict" "$nok" "$nnot" "$dt" "$tnote" "$psmp" "${log#"$top"/}"
+}
+
+# run_guest_cases PREFIX FILE...: the guest cases, in one boot (run_batch)
+# or, with --boot-each, one boot each.
+run_guest_cases() {
+	local prefix=$1 f
+	shift
+	[ $# -gt 0 ] || return 0
+	if [ "$booteach" = 1 ]; then
+		for f in "$@"; do
+			run_case "$f" "$prefix"
+		done
+	else
+		run_batch "$prefix" "$@"
+	fi
 }
 
 # ---- the debug-kernel pass (KUnit, lockdep, KASAN) -----------------------
 debug_pass() {
-	local t0 dko paths f
+	local t0 dko paths f gsel
 	echo "== debug kernel (scripts/debug-kernel.sh; first build takes minutes)"
 	t0=$SECONDS
 	if ! paths=$(scripts/debug-kernel.sh --print-paths 2>"$logdir/debug-kernel.log"); then
@@ -302,39 +435,59 @@ debug_pass() {
 	# whose holder's thread is descheduled); make check took 23.9 min with
 	# 2 CPUs for 7 concurrency-heavy debug cases, 19.8 min with 1 for all.
 	tmult=2
-	if [ "$parallel" = 1 ] && [ "$debugonly" = 0 ]; then
+	if [ "$alongside" = 1 ]; then
 		psmp=${smp:-1}
 	else
 		psmp=${smp:-2}
 	fi
+	gsel=()
 	for f in "${sel[@]}"; do
 		[[ $f == tests/cases/* ]] || continue
 		if [ "${RAID5X_DEBUG_ALL:-1}" = 1 ] ||
 			grep -q '^# debug-kernel: yes' "$f"; then
-			run_case "$f" debug-
+			gsel+=("$f")
 		fi
 	done
+	run_guest_cases debug- ${gsel[@]+"${gsel[@]}"}
 	echo "== debug-kernel pass time $((SECONDS - t0)) s (volume scale $dscale)"
 }
 
 dpid="" dout=$logdir/debug-pass.out dres=$logdir/debug-pass.res
-if [ "$debug" = 1 ] && [ "$parallel" = 1 ] && [ "$debugonly" = 0 ]; then
+if [ "$alongside" = 1 ]; then
 	rm -f "$dres"
 	(
 		# the pass counts its own results and hands them back in $dres
 		# shellcheck disable=SC2030
 		passed=0 failed=0
-		debug_pass >"$dout" 2>&1
+		{
+			debug_pass
+			# then the host cases marked "# lane: debug" (see below)
+			for f in "${sel[@]}"; do
+				if [[ $f == tests/host/* ]] && grep -q '^# lane: debug' "$f"; then
+					run_case "$f"
+				fi
+			done
+		} >"$dout" 2>&1
 		echo "$passed $failed" >"$dres"
 	) &
 	dpid=$!
 	echo "== debug-kernel pass running alongside (output below when done; ${dout#"$top"/})"
 fi
 
+# A host case marked "# lane: debug" runs in the debug pass's lane, after
+# its guest cases, when that pass runs alongside: the two lanes then take
+# about as long (the Debian lane also has the other host cases).
+gsel=()
 for f in "${sel[@]}"; do
-	[ "$debugonly" = 1 ] && [[ $f == tests/cases/* ]] && continue
-	run_case "$f"
+	if [[ $f == tests/cases/* ]]; then
+		gsel+=("$f")
+	elif [ "$alongside" = 1 ] && grep -q '^# lane: debug' "$f"; then
+		echo "== host: $(basename "$f" .sh) runs in the debug-kernel pass's lane"
+	else
+		run_case "$f"
+	fi
 done
+[ "$debugonly" = 1 ] || run_guest_cases "" ${gsel[@]+"${gsel[@]}"}
 
 if [ -n "$dpid" ]; then
 	t0=$SECONDS
