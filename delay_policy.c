@@ -69,12 +69,6 @@ u64 r5x_window_note(u64 peak, unsigned long *at, u64 in_flight,
 	return peak;
 }
 
-/* Fewer than preread_batch stripes hold pre-read permission. */
-bool r5x_preread_slot_free(int preread_active, int preread_batch)
-{
-	return preread_active < preread_batch;
-}
-
 /*
  * When a stripe parked at @now becomes eligible by age: a sequential one
  * after @seq_wait, any other at once.  Never 0 (0 means "not parked").

@@ -22,7 +22,6 @@ u64 r5x_row_bytes(unsigned int chunk_sectors, unsigned int data_disks);
 bool r5x_may_wait(bool seq, u64 bytes_in_flight, u64 row_bytes);
 u64 r5x_window_note(u64 peak, unsigned long *at, u64 in_flight,
 		    unsigned long now, unsigned long span);
-bool r5x_preread_slot_free(int preread_active, int preread_batch);
 unsigned long r5x_delay_deadline(bool seq, unsigned long now,
 				 unsigned long seq_wait);
 bool r5x_delay_aged(unsigned long deadline, unsigned long now);

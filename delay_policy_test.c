@@ -64,16 +64,9 @@ static void delay_window(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, r5x_may_wait(true, 1 << 20, row));
 	KUNIT_EXPECT_FALSE(test, r5x_may_wait(true, 196607, row));
 	KUNIT_EXPECT_FALSE(test, r5x_may_wait(true, 0, row));
-	/* any other partial stripe is a candidate for an immediate grant */
+	/* any other partial stripe is granted pre-reads at once */
 	KUNIT_EXPECT_FALSE(test, r5x_may_wait(false, 1 << 20, row));
 	KUNIT_EXPECT_FALSE(test, r5x_may_wait(false, 0, row));
-	/* ... granted while fewer than preread_batch hold pre-reads */
-	KUNIT_EXPECT_TRUE(test, r5x_preread_slot_free(0, 32));
-	KUNIT_EXPECT_TRUE(test, r5x_preread_slot_free(31, 32));
-	KUNIT_EXPECT_FALSE(test, r5x_preread_slot_free(32, 32));
-	KUNIT_EXPECT_FALSE(test, r5x_preread_slot_free(33, 32));
-	KUNIT_EXPECT_TRUE(test, r5x_preread_slot_free(0, 1));
-	KUNIT_EXPECT_FALSE(test, r5x_preread_slot_free(1, 1));
 }
 
 /*

@@ -34,7 +34,8 @@
  * updates per-dev flags and releases the I/O's reference with
  * R5X_STRIPE_HANDLE set, which queues the stripe for raid5xd again.
  * A write needing pre-reads gets R5X_STRIPE_PREREAD_ACTIVE at once if no
- * write in flight can complete it (r5x_preread_grant_now), else goes QUEUED
+ * write in flight can complete it (r5x_preread_grant_now; also
+ * R5X_STRIPE_PREREAD_NOW, outside the preread_batch bound), else goes QUEUED
  * -> delayed list until delay_list.c grants it; full-stripe writes never
  * wait.
  *
@@ -54,7 +55,8 @@
  *
  *   conf->lock (spinlock, irq-safe: I/O completion releases stripes)
  *     protects: the hash, all stripe lists, refcount 0<->1 transitions,
- *     stripe counters (active, preread_active, nr_delayed), quiesce state,
+ *     stripe counters (active, preread_active, preread_now, nr_delayed),
+ *     quiesce state,
  *     bypass_count.  Never held while sleeping or submitting I/O.
  *   sh->lock (spinlock, process context only, irqs on)
  *     protects: the bio lists and per-dev coverage of one stripe.
@@ -134,6 +136,7 @@ enum r5x_stripe_state {
 	R5X_STRIPE_ACTIVE,	/* raid5xd is inside handle_stripe() */
 	R5X_STRIPE_DELAYED,	/* on (or bound for) the delayed list */
 	R5X_STRIPE_PREREAD_ACTIVE, /* granted pre-reads; counted in preread_active */
+	R5X_STRIPE_PREREAD_NOW,	/* ... at once: in preread_now instead */
 	R5X_STRIPE_ON_PLUG,	/* referenced by a plug list */
 	R5X_STRIPE_SYNC,	/* resync/check/recovery requested */
 	R5X_STRIPE_SYNC_WRITING, /* sync request's member writes in flight */
@@ -198,7 +201,8 @@ struct r5x_conf {
 	int max_nr_stripes;		/* stripe_cache_size */
 	int active_stripes;		/* stripes not on inactive */
 	int nr_delayed;			/* on delayed list */
-	int preread_active;		/* stripes with PREREAD_ACTIVE */
+	int preread_active;		/* PREREAD_ACTIVE from the delayed list */
+	int preread_now;		/* PREREAD_ACTIVE granted at once */
 	int bypass_count;		/* hold stripes passed by handle stripes */
 	int quiesce;			/* 0, 1 = quiescing (no new stripes), 2 = quiet */
 	int waiters;			/* sleeping in get_stripe() */
