@@ -459,30 +459,17 @@ if [ "$alongside" = 1 ]; then
 		# the pass counts its own results and hands them back in $dres
 		# shellcheck disable=SC2030
 		passed=0 failed=0
-		{
-			debug_pass
-			# then the host cases marked "# lane: debug" (see below)
-			for f in "${sel[@]}"; do
-				if [[ $f == tests/host/* ]] && grep -q '^# lane: debug' "$f"; then
-					run_case "$f"
-				fi
-			done
-		} >"$dout" 2>&1
+		debug_pass >"$dout" 2>&1
 		echo "$passed $failed" >"$dres"
 	) &
 	dpid=$!
 	echo "== debug-kernel pass running alongside (output below when done; ${dout#"$top"/})"
 fi
 
-# A host case marked "# lane: debug" runs in the debug pass's lane, after
-# its guest cases, when that pass runs alongside: the two lanes then take
-# about as long (the Debian lane also has the other host cases).
 gsel=()
 for f in "${sel[@]}"; do
 	if [[ $f == tests/cases/* ]]; then
 		gsel+=("$f")
-	elif [ "$alongside" = 1 ] && grep -q '^# lane: debug' "$f"; then
-		echo "== host: $(basename "$f" .sh) runs in the debug-kernel pass's lane"
 	else
 		run_case "$f"
 	fi

@@ -16,9 +16,6 @@
 # Environment: CRASH_VARIANTS (default "raid5x:none raid5x:internal"; add
 # raid456:none for the reference run), CRASH_AFTER (default 80), CRASH_KO
 # (default ./md-raid5x.ko).
-# lane: debug
-#   (tests/run.sh: with the debug-kernel pass alongside, this case runs in
-#   that pass's lane, after its guest cases, so the two lanes end together)
 set -uo pipefail
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$top" || exit 1
