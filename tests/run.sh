@@ -211,6 +211,7 @@ run_case() {
 			"$nok" "$nnot" $((SECONDS - t0)) "${log#"$top"/}"
 		return 0
 	fi
+	cargs=()
 	case_args "$f"
 	log=$logdir/$name.log
 	tmo=$(case_timeout "$f")
@@ -311,8 +312,13 @@ run_batch() {
 	# the guest died during case n: that case fails, the rest boot alone
 	name=$prefix${names[$n]}
 	awk -v b="GUEST-CASE-BEGIN: ${names[$n]}" '$0 == b { p = 1 } p' "$blog" >"$logdir/$name.log"
-	echo "guest.sh: $name: the guest died in this case (panic, hung task or the batch's timeout), see ${blog#"$top"/}" \
-		>"$logdir/$name.harness"
+	{
+		echo "guest.sh: $name: the guest died in this case (panic, hung task or the batch's timeout), see ${blog#"$top"/}"
+		# the boot's own verdict (timeout, no verdict, harness error);
+		# its kernel-log matches may be other cases'
+		grep -E '^guest\.sh: ' "$logdir/${prefix}batch.harness" |
+			grep -vE ': (kernel log matches|KUnit failure in|FAIL \(status)' || true
+	} >"$logdir/$name.harness"
 	grep -E '^\[ *[0-9]+\.[0-9]+\]' "$logdir/$name.log" >"$logdir/$name.klog" || true
 	scripts/klog-check.sh "$name" "$logdir/$name.klog" 2>>"$logdir/$name.harness" || true
 	report_case "$name" "$logdir/$name.log" 3 0 "guest died in it" <<<"$(cat "$logdir/$name.log")"
