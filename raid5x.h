@@ -56,8 +56,8 @@
  *   conf->lock (spinlock, irq-safe: I/O completion releases stripes)
  *     protects: the hash, all stripe lists, refcount 0<->1 transitions,
  *     stripe counters (active, preread_active, preread_now, nr_delayed),
- *     quiesce state,
- *     bypass_count.  Never held while sleeping or submitting I/O.
+ *     quiesce state, bypass_count.  Never held while sleeping or
+ *     submitting I/O.
  *   sh->lock (spinlock, process context only, irqs on)
  *     protects: the bio lists and per-dev coverage of one stripe.
  *     Order: conf->lock may be taken inside sh->lock (granting pre-reads
