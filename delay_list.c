@@ -21,8 +21,9 @@
  *    64 KiB random writer at queue depth 8 touches 128 stripes of a 512 KiB
  *    chunk array; 32 slots ran 2 of its bios at a time, 0.91x raid456), and
  *    the writer's own queue depth bounds how many there are.  They are
- *    counted apart (preread_now), so they never use up the delayed list's
- *    batch either.  REQ_SYNC plays no part: O_DIRECT writes get the same
+ *    marked apart (R5X_STRIPE_PREREAD_NOW) and not counted in
+ *    preread_active, so they never use up the delayed list's batch
+ *    either.  REQ_SYNC plays no part: O_DIRECT writes get the same
  *    treatment (seed 001).
  *  - Nothing else in progress: when every active stripe is parked on the
  *    delayed list, no stripe in flight can complete them; with a single
@@ -138,7 +139,8 @@ static bool stall_expired(struct r5x_conf *conf, int busy)
  * A partial write that no bio in flight is going to complete (not part of
  * a sequential stream, or a stream whose window is smaller than a row):
  * grant it pre-reads at once, instead of a trip through the lists, and
- * outside the delayed list's batch (counted in preread_now).
+ * outside the delayed list's batch (R5X_STRIPE_PREREAD_NOW: not counted in
+ * preread_active, so no lock).
  */
 bool r5x_preread_grant_now(struct r5x_conf *conf, struct r5x_stripe *sh)
 {
@@ -148,11 +150,8 @@ bool r5x_preread_grant_now(struct r5x_conf *conf, struct r5x_stripe *sh)
 
 	if (r5x_may_wait(test_bit(R5X_STRIPE_SEQ, &sh->state), window, row))
 		return false;
-	spin_lock_irq(&conf->lock);
-	conf->preread_now++;
 	set_bit(R5X_STRIPE_PREREAD_NOW, &sh->state);
 	set_bit(R5X_STRIPE_PREREAD_ACTIVE, &sh->state);
-	spin_unlock_irq(&conf->lock);
 	r5x_count(conf, granted_now, 1);
 	return true;
 }
@@ -213,11 +212,10 @@ void r5x_preread_done(struct r5x_conf *conf, struct r5x_stripe *sh)
 	sh->delay_deadline = 0;
 	if (!test_and_clear_bit(R5X_STRIPE_PREREAD_ACTIVE, &sh->state))
 		return;
-	spin_lock_irqsave(&conf->lock, flags);
 	if (test_and_clear_bit(R5X_STRIPE_PREREAD_NOW, &sh->state))
-		conf->preread_now--;
-	else
-		conf->preread_active--;
+		return;	/* granted outside the batch: no slot to free */
+	spin_lock_irqsave(&conf->lock, flags);
+	conf->preread_active--;
 	if (!list_empty(&conf->delayed))
 		r5x_wake_thread(conf);
 	spin_unlock_irqrestore(&conf->lock, flags);

@@ -55,9 +55,8 @@
  *
  *   conf->lock (spinlock, irq-safe: I/O completion releases stripes)
  *     protects: the hash, all stripe lists, refcount 0<->1 transitions,
- *     stripe counters (active, preread_active, preread_now, nr_delayed),
- *     quiesce state, bypass_count.  Never held while sleeping or
- *     submitting I/O.
+ *     stripe counters (active, preread_active, nr_delayed), quiesce state,
+ *     bypass_count.  Never held while sleeping or submitting I/O.
  *   sh->lock (spinlock, process context only, irqs on)
  *     protects: the bio lists and per-dev coverage of one stripe.
  *     Order: conf->lock may be taken inside sh->lock (granting pre-reads
@@ -135,8 +134,8 @@ enum r5x_stripe_state {
 	R5X_STRIPE_HANDLE,	/* has work: queue for raid5xd on release */
 	R5X_STRIPE_ACTIVE,	/* raid5xd is inside handle_stripe() */
 	R5X_STRIPE_DELAYED,	/* on (or bound for) the delayed list */
-	R5X_STRIPE_PREREAD_ACTIVE, /* granted pre-reads; counted in preread_active */
-	R5X_STRIPE_PREREAD_NOW,	/* ... at once: in preread_now instead */
+	R5X_STRIPE_PREREAD_ACTIVE, /* granted pre-reads; in preread_active unless NOW */
+	R5X_STRIPE_PREREAD_NOW,	/* ... at once, outside preread_active */
 	R5X_STRIPE_ON_PLUG,	/* referenced by a plug list */
 	R5X_STRIPE_SYNC,	/* resync/check/recovery requested */
 	R5X_STRIPE_SYNC_WRITING, /* sync request's member writes in flight */
@@ -202,7 +201,6 @@ struct r5x_conf {
 	int active_stripes;		/* stripes not on inactive */
 	int nr_delayed;			/* on delayed list */
 	int preread_active;		/* PREREAD_ACTIVE from the delayed list */
-	int preread_now;		/* PREREAD_ACTIVE granted at once */
 	int bypass_count;		/* hold stripes passed by handle stripes */
 	int quiesce;			/* 0, 1 = quiescing (no new stripes), 2 = quiet */
 	int waiters;			/* sleeping in get_stripe() */
