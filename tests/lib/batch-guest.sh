@@ -1,4 +1,5 @@
 #!/bin/bash
+# shellcheck source-path=SCRIPTDIR
 # batch-guest.sh: run several test cases in one guest boot (tests/run.sh
 # installs it as /run.sh; the cases are in /cases/).
 #
@@ -26,15 +27,17 @@
 
 # reset_guest: undo what a case may have left behind.
 reset_guest() {
-	local md m
+	local m
 	for m in /mnt/*; do
 		mountpoint -q "$m" 2>/dev/null && umount -l "$m"
 	done
-	for md in /sys/block/md*; do
-		[ -e "$md" ] && mdadm --stop "/dev/${md##*/}" >/dev/null 2>&1
-	done
-	dmsetup remove_all >/dev/null 2>&1
-	losetup -D >/dev/null 2>&1
+	# the case's own trap did this unless it was killed at its timeout
+	(
+		# shellcheck source=guest-lib.sh
+		. /lib/guest-lib.sh
+		trap - EXIT ERR
+		gl_teardown
+	)
 	cd / && rm -rf /tmp/* /tmp/.[!.]* 2>/dev/null
 	cd /tmp || return 1
 	modprobe -r md-raid5x 2>/dev/null

@@ -33,7 +33,7 @@ gl_on_exit() { GL_EXIT_HOOKS+=("$1"); }
 # gl_cleanup: the EXIT trap: run hooks, stop arrays, remove dm devices,
 # detach loops. Keeps the script's exit status.
 gl_cleanup() {
-	local rc=$? i md
+	local rc=$? i
 	set +e
 	if [ "$rc" != 0 ]; then
 		note "guest script exiting with status $rc"
@@ -41,13 +41,21 @@ gl_cleanup() {
 	for ((i = ${#GL_EXIT_HOOKS[@]} - 1; i >= 0; i--)); do
 		eval "${GL_EXIT_HOOKS[$i]}"
 	done
+	gl_teardown
+	exit "$rc"
+}
+
+# gl_teardown: stop every md array, remove every dm device, detach every
+# loop device (errors ignored). Also tests/lib/batch-guest.sh's reset.
+gl_teardown() {
+	local md
 	for md in /sys/block/md*; do
 		[ -e "$md" ] || continue
 		mdadm --stop "/dev/${md##*/}" >/dev/null 2>&1
 	done
 	dmsetup remove_all >/dev/null 2>&1
 	losetup -D >/dev/null 2>&1
-	exit "$rc"
+	return 0
 }
 trap gl_cleanup EXIT
 trap 'note "command failed (line $LINENO): $BASH_COMMAND"' ERR
