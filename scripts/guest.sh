@@ -14,6 +14,11 @@
 #   --timeout SEC      kill QEMU after SEC seconds (default 600)
 #   --mem MB           guest memory (default 3072; members live on tmpfs)
 #   --smp N            guest CPUs (default 2)
+#   --tcg-thread MODE  multi (default): a host thread per guest CPU;
+#                      single: all guest CPUs in one host thread (QEMU
+#                      -accel tcg,thread=single; the guest still has --smp
+#                      CPUs, run in turn), for a guest that shares the
+#                      host's cores with other work (env GUEST_TCG_THREAD)
 #   --append ARGS      extra kernel command line
 #   --log FILE         console log (default build/logs/<script>.log)
 #   --out FILE         write the guest's @@OUT-BEGIN@@/@@OUT-END@@ blocks
@@ -88,7 +93,7 @@ log() {
 	echo "guest.sh: $*" >&2
 }
 
-kernel="" moddir="" kver="" timeout=600 mem=3072 smp=2 append="" logf="" outf=""
+kernel="" moddir="" kver="" timeout=600 mem=3072 smp=2 tcgthread=${GUEST_TCG_THREAD:-multi} append="" logf="" outf=""
 hung=${GUEST_HUNG_S:-120}
 quiet=${GUEST_QUIET:-0}
 kos=() files=() disks=()
@@ -103,6 +108,7 @@ while [ $# -gt 0 ]; do
 	--timeout) timeout=${2:?}; shift 2 ;;
 	--mem) mem=${2:?}; shift 2 ;;
 	--smp) smp=${2:?}; shift 2 ;;
+	--tcg-thread) tcgthread=${2:?}; shift 2 ;;
 	--append) append=${2:?}; shift 2 ;;
 	--log) logf=${2:?}; shift 2 ;;
 	--out) outf=${2:?}; shift 2 ;;
@@ -122,6 +128,7 @@ shift
 [ -f "$script" ] || die "no such guest script: $script"
 [[ $timeout =~ ^[0-9]+$ ]] || die "--timeout must be seconds"
 [[ $mem =~ ^[0-9]+$ ]] || die "--mem must be MB"
+[[ $tcgthread =~ ^(single|multi)$ ]] || die "--tcg-thread must be single or multi"
 name=$(basename "$script" .sh)
 
 # The release string stored in a bzImage's setup header (offset 0x20e).
@@ -423,7 +430,7 @@ for d in ${disks[@]+"${disks[@]}"}; do
 done
 [ "$quiet" = 1 ] || log "booting $kernel ($kver), script $script, log $logf"
 t0=$(date +%s.%N)
-timeout -k 5 "$timeout" qemu-system-x86_64 -accel tcg -cpu max -m "$mem" \
+timeout -k 5 "$timeout" qemu-system-x86_64 -accel "tcg,thread=$tcgthread" -cpu max -m "$mem" \
 	-smp "$smp" -nographic -serial stdio -monitor none -nic none \
 	-no-reboot -kernel "$boot_kernel" -initrd "$run/initrd" ${drives[@]+"${drives[@]}"} \
 	-append "$cmdline" </dev/null >"$raw" 2>&1 &

@@ -13,8 +13,9 @@
 #                    doubled in the debug-kernel pass)
 #   --no-ko          run without md-raid5x.ko (the raid456 parts only; every
 #                    raid5x assertion then fails, by design)
-#   --smp N          guest CPUs for every case (default 2; in the debug-kernel
-#                    pass 1 while it runs alongside the Debian pass)
+#   --smp N          guest CPUs for every case (default 2; while the two
+#                    passes run side by side QEMU runs a guest's CPUs in
+#                    one host thread, scripts/guest.sh --tcg-thread)
 #   -v, --verbose    stream every guest console to stdout
 #   --no-debug       skip the debug-kernel pass (also RAID5X_DEBUG=0)
 #   --debug-only     skip the Debian-kernel pass (guest cases run on the
@@ -155,9 +156,28 @@ if [ "$debug" = 1 ] && [ "$parallel" = 1 ] && [ "$debugonly" = 0 ]; then
 fi
 suite_t0=$SECONDS
 tmult=1   # timeout multiplier: 2 in the debug-kernel pass
-# guest CPUs: 2 on Debian's kernel (as users run it); the debug-kernel
-# pass sets its own; --smp N overrides both
-psmp=${smp:-2}
+# guest CPUs: 2 (as users run it); --smp N overrides. ptcg: how QEMU runs
+# them (scripts/guest.sh --tcg-thread). While two passes share the host's
+# 2 cores, every guest runs its CPUs in one host thread (single): a 2-CPU
+# guest with a thread per CPU next to one busy process took 122 s instead
+# of 48 s alone for 20-compat (its vCPUs spin on locks whose holder's
+# thread is descheduled); in one thread 58 s, and a debug-kernel guest ran
+# 30-ext4, 57 and 56 in 280 s with 2 CPUs that way against 289 s with 1.
+# A guest alone gets a thread per CPU (multi). The host cases' own guests
+# (30-crash) follow via GUEST_TCG_THREAD.
+psmp=${smp:-2} ptcg=multi
+if [ "$alongside" = 1 ]; then
+	ptcg=single
+fi
+export GUEST_TCG_THREAD=$ptcg
+# vcpus: "2 vCPU", or "2 vCPU in one thread" when they share one.
+vcpus() {
+	if [ "$ptcg" = single ]; then
+		echo "$psmp vCPU in one thread"
+	else
+		echo "$psmp vCPU"
+	fi
+}
 # timed CPUFILE CMD...: run CMD in a subshell that then writes `times` to
 # CPUFILE; its second line is the CPU (user, system) of CMD and everything
 # it waited for, i.e. mostly QEMU. A case's CPU time barely depends on how
@@ -221,7 +241,7 @@ run_case() {
 	t0=$SECONDS
 	cpuf=$logdir/$name.cpu
 	st=0
-	timed "$cpuf" scripts/guest.sh "${qopt[@]}" --smp "$psmp" "${gargs[@]}" ${cargs[@]+"${cargs[@]}"} --timeout "$tmo" --log "$log" \
+	timed "$cpuf" scripts/guest.sh "${qopt[@]}" --smp "$psmp" --tcg-thread "$ptcg" "${gargs[@]}" ${cargs[@]+"${cargs[@]}"} --timeout "$tmo" --log "$log" \
 		"$f" >"$logdir/$name.harness" 2>&1 || st=$?
 	[ "$verbose" = 0 ] || cat "$logdir/$name.harness"
 	# assertions: KTAP lines of the guest script (before the verdict)
@@ -290,7 +310,7 @@ run_batch() {
 	echo "== ${prefix}batch: ${#names[@]} cases in one guest boot (log ${blog#"$top"/})"
 	t0=$SECONDS
 	rm -f "$blog"
-	timed "$cpuf" scripts/guest.sh "${qopt[@]}" --smp "$psmp" "${gargs[@]}" "${cargs[@]}" \
+	timed "$cpuf" scripts/guest.sh "${qopt[@]}" --smp "$psmp" --tcg-thread "$ptcg" "${gargs[@]}" "${cargs[@]}" \
 		--timeout "$total" --log "$blog" tests/lib/batch-guest.sh "${specs[@]}" \
 		>"$logdir/${prefix}batch.harness" 2>&1 &
 	bpid=$!
@@ -307,7 +327,7 @@ run_batch() {
 	done
 	wait "$bpid" || true
 	[ "$verbose" = 0 ] || cat "$logdir/${prefix}batch.harness"
-	echo "   ${prefix}batch: $n of ${#names[@]} cases ended in the boot, $((SECONDS - t0)) s, CPU $(cpu_of "$cpuf") s, $psmp vCPU"
+	echo "   ${prefix}batch: $n of ${#names[@]} cases ended in the boot, $((SECONDS - t0)) s, CPU $(cpu_of "$cpuf") s, $(vcpus)"
 	[ "$n" -lt "${#names[@]}" ] || return 0
 	# the guest died during case n: that case fails, the rest boot alone
 	name=$prefix${names[$n]}
@@ -394,8 +414,8 @@ report_case() {
 	else
 		verdict=FAIL
 	fi
-	printf '   %s: %s, %d ok, %d not ok, %d s, %s, %d vCPU (log %s)\n' \
-		"$name" "$verdict" "$nok" "$nnot" "$dt" "$tnote" "$psmp" "${log#"$top"/}"
+	printf '   %s: %s, %d ok, %d not ok, %d s, %s, %s (log %s)\n' \
+		"$name" "$verdict" "$nok" "$nnot" "$dt" "$tnote" "$(vcpus)" "${log#"$top"/}"
 }
 
 # run_guest_cases PREFIX FILE...: the guest cases, in one boot (run_batch)
@@ -436,17 +456,15 @@ debug_pass() {
 	gargs=(--kernel "$KERNEL" --moddir "$MODDIR" --kver "$KVER" --ko "$dko/md-raid5x.ko"
 		--append "gl_scale=$dscale gl_sample=$dsample random.trust_cpu=on")
 	# slower kernel, two guests at a time: a case's timeout is doubled.
-	# Alongside the Debian pass its guests get 1 CPU: two 2-CPU TCG guests
-	# on 2 host cores cost more CPU for the same work (vCPUs spin on locks
-	# whose holder's thread is descheduled); make check took 23.9 min with
-	# 2 CPUs for 7 concurrency-heavy debug cases, 19.8 min with 1 for all.
-	# Once the Debian pass is over (a fresh machine spends most of that
-	# pass building the debug kernel) the guest runs alone: 2 CPUs.
+	# Alongside the Debian pass its guest runs its 2 CPUs in one host
+	# thread (see ptcg above); once the Debian pass is over (a fresh
+	# machine spends most of that pass building the debug kernel) the
+	# guest runs alone: a thread per CPU.
 	tmult=2
 	if [ "$alongside" = 1 ] && [ ! -e "$ddone" ]; then
-		psmp=${smp:-1}
+		ptcg=single
 	else
-		psmp=${smp:-2}
+		ptcg=multi
 	fi
 	gsel=()
 	for f in "${sel[@]}"; do
