@@ -9,6 +9,8 @@
 #                      else scripts/kver.sh)
 #   --ko FILE.ko       extra module, installed as /lib/modules/KVER/extra/
 #                      (repeatable); depmod runs so modprobe finds it
+#   --fio FILE         the guest's /usr/bin/fio (default the host's), e.g.
+#                      the lean build of scripts/build-fio.sh (env GUEST_FIO)
 #   --file SRC:DEST    copy a host file or directory to guest path DEST
 #                      (repeatable)
 #   --timeout SEC      kill QEMU after SEC seconds (default 600)
@@ -93,7 +95,7 @@ log() {
 	echo "guest.sh: $*" >&2
 }
 
-kernel="" moddir="" kver="" timeout=600 mem=3072 smp=2 tcgthread=${GUEST_TCG_THREAD:-multi} append="" logf="" outf=""
+kernel="" moddir="" kver="" fio=${GUEST_FIO:-} timeout=600 mem=3072 smp=2 tcgthread=${GUEST_TCG_THREAD:-multi} append="" logf="" outf=""
 hung=${GUEST_HUNG_S:-120}
 quiet=${GUEST_QUIET:-0}
 kos=() files=() disks=()
@@ -104,6 +106,7 @@ while [ $# -gt 0 ]; do
 	--moddir) moddir=${2:?--moddir needs a directory}; shift 2 ;;
 	--kver) kver=${2:?--kver needs a release}; shift 2 ;;
 	--ko) kos+=("${2:?--ko needs a file}"); shift 2 ;;
+	--fio) fio=${2:?--fio needs a file}; shift 2 ;;
 	--file) files+=("${2:?--file needs SRC:DEST}"); shift 2 ;;
 	--timeout) timeout=${2:?}; shift 2 ;;
 	--mem) mem=${2:?}; shift 2 ;;
@@ -129,6 +132,13 @@ shift
 [[ $timeout =~ ^[0-9]+$ ]] || die "--timeout must be seconds"
 [[ $mem =~ ^[0-9]+$ ]] || die "--mem must be MB"
 [[ $tcgthread =~ ^(single|multi)$ ]] || die "--tcg-thread must be single or multi"
+if [ -n "$fio" ]; then
+	[ -x "$fio" ] || die "--fio $fio: not an executable file"
+	fio=$(readlink -f "$fio")
+	for i in "${!guest_bins[@]}"; do
+		[ "${guest_bins[$i]}" != /usr/bin/fio ] || guest_bins[i]=$fio
+	done
+fi
 name=$(basename "$script" .sh)
 
 # The release string stored in a bzImage's setup header (offset 0x20e).
@@ -229,6 +239,10 @@ build_static() {
 	done
 	for b in "${guest_bins[@]}"; do
 		[ -e "$b" ] || { log "note: $b not installed, not in guest"; continue; }
+		if [ "$b" = "$fio" ]; then
+			install -m 755 "$b" "$root/usr/bin/fio"
+			continue
+		fi
 		real=$(readlink -f "$b")
 		rm -f "$root$real"
 		cp "$real" "$root$real"

@@ -19,6 +19,7 @@ packages=(
 	mdadm fio e2fsprogs dmsetup kmod cpio xz-utils
 	sparse shellcheck gnuplot-nox bc
 	flex bison libelf-dev libssl-dev dwarves  # debug kernel build
+	dpkg-dev libaio-dev zlib1g-dev libudev-dev  # guest fio, patched mdadm
 	python3
 )
 check_only=0

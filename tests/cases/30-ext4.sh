@@ -13,10 +13,11 @@ load_md
 modprobe ext4 2>/dev/null || true
 
 # a tree of 300 files: sizes from 1 byte to 64 KiB, every 25th 1-2 MiB
+# (12 x 5 directories, every one used: 12 and 5 are coprime)
 src=/tmp/src
+mkdir -p "$src"/d{0..11}/e{0..4}
 for ((i = 0; i < 300; i++)); do
 	d=$src/d$((i % 12))/e$((i % 5))
-	mkdir -p "$d"
 	size=$(((i * 7919) % 65536 + 1))
 	if ((i % 25 == 0)); then
 		size=$((size + 1048576 + i * 3331))

@@ -1,0 +1,52 @@
+# shellcheck shell=bash disable=SC2016  # apt format strings are literal
+# debsrc.sh: Debian source packages for the tools built for the test guest
+# (scripts/build-mdadm.sh, scripts/build-fio.sh source this file after
+# defining `die MSG`; messages start with the script's name).
+
+# debsrc_version PKG: print the newest source version of PKG apt knows,
+# after adding a bookworm deb-src entry
+# (/etc/apt/sources.list.d/raid5x-deb-src.sources) if apt has none.
+debsrc_version() {
+	local v
+	if ! apt-get indextargets --format '$(CREATED_BY)' 2>/dev/null | grep -qx Sources; then
+		[ "$(id -u)" = 0 ] || die "no deb-src entry for apt and not root; add one"
+		echo "${0##*/}: adding a deb-src entry for bookworm" >&2
+		cat >/etc/apt/sources.list.d/raid5x-deb-src.sources <<'SRC'
+Types: deb-src
+URIs: http://deb.debian.org/debian
+Suites: bookworm bookworm-updates
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+SRC
+		apt-get update -q >&2 || die "apt-get update failed"
+	fi
+	v=$(apt-cache showsrc "$1" 2>/dev/null | sed -n 's/^Version: //p' | sort -V | tail -n 1)
+	[ -n "$v" ] || die "apt knows no source package $1 (deb-src missing?)"
+	echo "$v"
+}
+
+# debsrc_need PKG...: install the (build-dependency) packages not installed.
+debsrc_need() {
+	local p
+	for p in "$@"; do
+		if [ "$(dpkg-query -W -f='${db:Status-Abbrev}' "$p" 2>/dev/null | cut -c1-2)" != ii ]; then
+			echo "${0##*/}: apt-get install $p"
+			apt-get install -y --no-install-recommends "$p" </dev/null >/dev/null ||
+				die "cannot install $p"
+		fi
+	done
+}
+
+# debsrc_fetch PKG VERSION DIR: apt-get source PKG=VERSION into DIR (emptied
+# first; log DIR.log), print the unpacked source tree.
+debsrc_fetch() {
+	local pkg=$1 ver=$2 dir=$3 tree
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	echo "${0##*/}: apt-get source $pkg=$ver" >&2
+	(cd "$dir" && apt-get source -q "$pkg=$ver" >"$dir.log" 2>&1) ||
+		{ tail -n 5 "$dir.log" >&2; die "apt-get source $pkg failed"; }
+	tree=$(find "$dir" -mindepth 1 -maxdepth 1 -type d -name "$pkg-*" | head -n 1)
+	[ -n "$tree" ] || die "no $pkg-* directory after apt-get source"
+	echo "$tree"
+}
