@@ -505,7 +505,7 @@ debug_pass() {
 	if [ "${#dtail[@]}" -gt 0 ]; then
 		if mkdir "$dclaim" 2>/dev/null; then
 			[ ! -e "$ddone" ] || ptcg=multi
-			run_guest_cases debug- "${dtail[@]}"
+			bname=debug-tail-batch run_guest_cases debug- "${dtail[@]}"
 		else
 			echo "== its last ${#dtail[@]} cases ran in the Debian pass's lane (above)"
 		fi

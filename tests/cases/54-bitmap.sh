@@ -33,7 +33,7 @@ wait_clean() {
 	local i
 	for i in $(seq 1 40); do
 		[ "$(dirty "$1")" = 0 ] && return 0
-		sleep 0.5
+		gl_nap 0.5
 	done
 	note "still $(dirty "$1") dirty chunks"
 	return 1

@@ -66,14 +66,17 @@ rpid=$!
 gl_on_exit "touch /tmp/stop; wait $rpid 2>/dev/null"
 
 # wait_rounds N: wait until N more rounds have passed (or one failed).
+# (builtins only: a poll with forks costs the guest CPU the rounds need)
 wait_rounds() {
-	local want i
-	want=$(($(wc -l </tmp/rounds) + $1))
+	local want i r
+	mapfile -t r </tmp/rounds
+	want=$((${#r[@]} + $1))
 	for ((i = 0; i < 1200; i++)); do
-		grep -q FAILED /tmp/rounds 2>/dev/null && return 1
-		[ "$(wc -l </tmp/rounds)" -ge "$want" ] && return 0
+		mapfile -t r </tmp/rounds
+		[[ "${r[*]}" != *FAILED* ]] || return 1
+		[ "${#r[@]}" -lt "$want" ] || return 0
 		kill -0 "$rpid" 2>/dev/null || return 1
-		sleep 0.25
+		gl_nap 0.25
 	done
 	return 1
 }
@@ -93,13 +96,11 @@ echo 2000 >"$sys/sync_speed_max"
 t_add=$EPOCHREALTIME
 tap_check "mdadm --add spare $spare during fio" mdadm --manage /dev/md0 --add "$spare"
 rebuilt() {
-	local t_s=$SECONDS
+	local t_s=$SECONDS d a
 	sleep 1
 	while :; do
-		if [ "$(cat "$sys/degraded")" = 0 ] &&
-			[ "$(cat "$sys/sync_action")" = idle ]; then
-			break
-		fi
+		read -r d <"$sys/degraded" && read -r a <"$sys/sync_action" &&
+			[ "$d" = 0 ] && [ "$a" = idle ] && break
 		kill -0 "$rpid" 2>/dev/null || { note "fio rounds stopped early"; return 1; }
 		if [ $((SECONDS - t_s)) -ge 60 ]; then # the hung-task panic comes at 120 s
 			note "recovery stuck after 60 s: action $(cat "$sys/sync_action"), sync_completed $(cat "$sys/sync_completed"), stripe_cache_active $(cat "$sys/stripe_cache_active")"
@@ -107,7 +108,7 @@ rebuilt() {
 			echo
 			return 1
 		fi
-		sleep 0.5
+		gl_nap 0.5
 	done
 	note "rebuild under fio: $(gl_since "$t_add") s for $((size / 3 >> 20)) MiB per member"
 	[ "$(md_level md0)" = raid5x ] || { note "level $(md_level md0)"; return 1; }

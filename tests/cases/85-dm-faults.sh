@@ -122,10 +122,10 @@ inject_read_error() {
 	esac
 }
 wait_clean() {
-	local i
+	local i st
 	for ((i = 0; i < 100; i++)); do
-		[ "$(cat "$sys/array_state")" = clean ] && return 0
-		sleep 0.1
+		read -r st <"$sys/array_state" && [ "$st" = clean ] && return 0
+		gl_nap 0.1
 	done
 	note "array_state $(cat "$sys/array_state"), not clean"
 	return 1
