@@ -34,6 +34,9 @@
 # runs alongside the Debian pass (two guests at a time; its output is
 # printed when both are done).
 # RAID5X_DEBUG_ALL=0 limits it to the cases marked "# debug-kernel: yes".
+# Its last RAID5X_DEBUG_TAIL (default 2) cases run in whichever lane is free
+# first: its own, or the Debian pass's once that pass is over (a second
+# debug guest, log debug-tail-batch.log); 0 keeps them in its own lane.
 #
 # Host-side cases (tests/host/*.sh: lint, packaging) run first, on the
 # host, printing KTAP on stdout.

@@ -58,11 +58,13 @@ gl_teardown() {
 	return 0
 }
 trap gl_cleanup EXIT
+trap 'note "command failed (line $LINENO): $BASH_COMMAND"' ERR
 
 # ---- polling without forks -----------------------------------------------
-# Under TCG a fork + exec costs the guest 20-30 ms of CPU on the debug
-# kernel (8-15 on Debian's): a loop of `sleep 0.1` and `$(cat FILE)` took
-# 139 ms an iteration where the builtins below take 105, and that CPU is
+# Under TCG a fork + exec of busybox costs the guest about 30 ms of CPU on
+# the debug kernel, 15 on Debian's (a dynamically linked program 130 and
+# 65): a loop of `sleep 0.1` and `$(cat FILE)` took 139 ms an iteration on
+# the debug kernel where `gl_nap 0.1` and `read` take 105, and that CPU is
 # taken from the resync or rebuild being waited for.
 # gl_nap S: sleep S seconds (fractions allowed), a builtin `read -t` on a
 # FIFO that nobody writes (opened read-write, so the open does not block).
@@ -71,7 +73,6 @@ mkfifo "$GL_NAP_FIFO"
 exec {GL_NAP_FD}<>"$GL_NAP_FIFO"
 rm -f "$GL_NAP_FIFO"
 gl_nap() { read -r -t "$1" -u "$GL_NAP_FD" _ || true; }
-trap 'note "command failed (line $LINENO): $BASH_COMMAND"' ERR
 
 # ---- KTAP output ---------------------------------------------------------
 
