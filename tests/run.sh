@@ -496,10 +496,11 @@ debug_pass() {
 	# Its last $dtailn cases (RAID5X_DEBUG_TAIL) go to whichever lane is
 	# free first: this one after its other cases, or the Debian pass's lane
 	# once that pass is over (debug_tail; a second debug guest, both in one
-	# thread each). The first to create $dclaim runs them.
+	# thread each). The first to create $dclaim runs them. Not when the
+	# Debian pass is already over (a fresh machine, after the kernel build).
 	dtail=()
-	if [ "$alongside" = 1 ] && [ "$booteach" = 0 ] && [ "${#gsel[@]}" -gt "$dtailn" ] &&
-		[ "$dtailn" -gt 0 ]; then
+	if [ "$alongside" = 1 ] && [ ! -e "$ddone" ] && [ "$booteach" = 0 ] &&
+		[ "${#gsel[@]}" -gt "$dtailn" ] && [ "$dtailn" -gt 0 ]; then
 		dtail=("${gsel[@]:${#gsel[@]}-$dtailn}")
 		gsel=("${gsel[@]:0:${#gsel[@]}-$dtailn}")
 		declare -p gargs dtail >"$dtenv"
