@@ -96,11 +96,10 @@ echo 2000 >"$sys/sync_speed_max"
 t_add=$EPOCHREALTIME
 tap_check "mdadm --add spare $spare during fio" mdadm --manage /dev/md0 --add "$spare"
 rebuilt() {
-	local t_s=$SECONDS d a
+	local t_s=$SECONDS
 	sleep 1
 	while :; do
-		read -r d <"$sys/degraded" && read -r a <"$sys/sync_action" &&
-			[ "$d" = 0 ] && [ "$a" = idle ] && break
+		md_rebuilt "$sys" && break
 		kill -0 "$rpid" 2>/dev/null || { note "fio rounds stopped early"; return 1; }
 		if [ $((SECONDS - t_s)) -ge 60 ]; then # the hung-task panic comes at 120 s
 			note "recovery stuck after 60 s: action $(cat "$sys/sync_action"), sync_completed $(cat "$sys/sync_completed"), stripe_cache_active $(cat "$sys/stripe_cache_active")"

@@ -271,14 +271,22 @@ assemble_raid456() {
 		{ note "assemble_raid456: /proc/mdstat: $(md_mdstat_line "$md")"; return 1; }
 }
 
-# wait_rebuilt MD: wait until md/degraded reads 0 and no sync runs (recovery
-# starts asynchronously after --add), at most 300 s.
+# md_rebuilt SYSDIR: the array whose md directory (md_sys) is SYSDIR is
+# rebuilt right now: degraded reads 0 and no sync runs. Polled, so builtin
+# reads only and SYSDIR rather than MD (a $(md_sys) is a fork).
+md_rebuilt() {
+	local d a
+	read -r d <"$1/degraded" && read -r a <"$1/sync_action" &&
+		[ "$d" = 0 ] && [ "$a" = idle ]
+}
+
+# wait_rebuilt MD: wait until md_rebuilt (recovery starts asynchronously
+# after --add), at most 300 s.
 wait_rebuilt() {
-	local sys i d a
+	local sys i
 	sys=$(md_sys "$1")
 	for ((i = 0; i < 3000; i++)); do
-		read -r d <"$sys/degraded" && read -r a <"$sys/sync_action" &&
-			[ "$d" = 0 ] && [ "$a" = idle ] && return 0
+		md_rebuilt "$sys" && return 0
 		gl_nap 0.1
 	done
 	note "wait_rebuilt: degraded=$(cat "$sys/degraded") action=$(cat "$sys/sync_action")"
