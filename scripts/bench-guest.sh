@@ -24,6 +24,9 @@
 #                          the kernel defaults)
 #   tune=NAME:VAL,...      raid5x sysfs tunables set after takeover
 #                          (stripe_cache_size is also set on raid456)
+#   profile=0|1            suite runs under perf (cpu-clock samples of every
+#                          CPU) plus the md thread's CPU time: where the CPU
+#                          time of each run went (profile_json); needs perf
 #   hunt_members=3,4,6 hunt_chunks=64,512 hunt_size=MB (160) hunt_region=MB
 #   (256) hunt_runtime=S (3) hunt_reps=N (2) hunt_cells=RW:BS:QD,...
 #                          (RW seq|rand, BS like 4k/64k/1m or fs = one full
@@ -48,6 +51,7 @@
 
 mode=suite members=4 chunk=512 size=400 reps=3 jobs=all
 arrays=raid456,raid5x,raid0 io=128 region=256 check=raid5x dirty=64 tune=""
+profile=0 perf_hz=499
 hunt_members=3,4,6 hunt_chunks=64,512 hunt_size=160 hunt_region=256
 hunt_runtime=3 hunt_reps=2
 hunt_cells=seq:4k:32,seq:64k:32,seq:1m:1,seq:1m:8,seq:fs:1,rand:4k:1,rand:4k:32,rand:64k:8
@@ -56,7 +60,7 @@ all_jobs=seq-write-2M-buffered,seq-write-fullstripe,seq-write-1M,seq-write-64K,s
 for a in "$@"; do
 	k=${a%%=*} v=${a#*=}
 	case $k in
-	mode | members | chunk | size | reps | jobs | arrays | io | region | check | dirty | tune | \
+	mode | members | chunk | size | reps | jobs | arrays | io | region | check | dirty | tune | profile | \
 		hunt_members | hunt_chunks | hunt_size | hunt_region | hunt_runtime | hunt_reps | hunt_cells)
 		printf -v "$k" '%s' "$v" ;;
 	*) echo "bench-guest: unknown argument $a" >&2; exit 64 ;;
@@ -372,6 +376,89 @@ write_jobfile() {
 fio_run() {
 	fio --eta=never --output-format=json --output="$2" "$1" >"$2.stderr" 2>&1
 }
+
+# ---- profile: where a run's CPU time goes ------------------------------------
+
+# md_thread_pid MD: pid of the array's md thread (md0_raid5x, md0_raid5), or
+# nothing (raid0 has none)
+md_thread_pid() {
+	local p c
+	for p in /proc/[0-9]*; do
+		read -r c 2>/dev/null <"$p/comm" || continue
+		case $c in "$1"_raid5*) echo "${p#/proc/}"; return ;; esac
+	done
+}
+# thread_ticks PID: user+system clock ticks of PID (0 without one)
+thread_ticks() {
+	local f
+	if [ -n "$1" ] && read -r -a f 2>/dev/null <"/proc/$1/stat"; then
+		echo $((f[13] + f[14]))
+	else
+		echo 0
+	fi
+}
+# perf_fio_run JOBFILE OUT MD: fio_run under `perf record -a` (cpu-clock
+# samples on every CPU, idle included) and the md thread's CPU time; sets
+# R_PROF (profile_json) or leaves it null when perf itself failed
+perf_fio_run() {
+	local jf=$1 out=$2 md=$3 pid t0 t1 rc=0 hz
+	R_PROF=null
+	pid=$(md_thread_pid "$md")
+	t0=$(thread_ticks "$pid")
+	perf record -a -q -F "$perf_hz" -e cpu-clock -o "$W/perf.data" -- \
+		fio --eta=never --output-format=json --output="$out" "$jf" >"$out.stderr" 2>&1 || rc=$?
+	t1=$(thread_ticks "$pid")
+	hz=100	# USER_HZ, the unit of /proc/PID/stat on x86
+	if [ -s "$W/perf.data" ]; then
+		R_PROF=$(profile_json "$W/perf.data" "$md" "$(awk -v t=$((t1 - t0)) -v h="$hz" 'BEGIN { printf "%.2f", t / h }')")
+	fi
+	rm -f "$W/perf.data"
+	return "$rc"
+}
+# profile_json PERFDATA MD THREAD_S: samples by who ran (the md thread,
+# the submitter fio, kernel workers: loop's member I/O, idle, other) and
+# what (copy: memcpy and friends, xor: the XOR routines, other); the top
+# symbols of the md thread and of fio; THREAD_S = the md thread's CPU s
+profile_json() {
+	perf report -i "$1" --stdio -q -n --sort comm,sym 2>/dev/null |
+		awk -v md="$2" -v ts="$3" -v hz="$perf_hz" '
+		NF >= 5 && $1 ~ /%$/ {
+			n = $2; comm = $3; sym = $5
+			for (i = 6; i <= NF; i++) sym = sym " " $i
+			if (index(comm, md "_raid5") == 1) who = "thread"
+			else if (comm == "fio") who = "submit"
+			else if (comm ~ /^(kworker|loop)/) who = "worker"
+			else if (comm ~ /^swapper/) who = "idle"
+			else who = "other"
+			if (sym ~ /xor_|xor_blocks/) what = "xor"
+			else if (sym ~ /memcpy|memmove|copy_bio_page|copy_page|copy_user|copy_to_iter|copy_from_iter|rep_movs|clear_page/) what = "copy"
+			else what = "other"
+			c[who "_" what] += n; tot += n
+			if (who == "thread" || who == "submit") {
+				k = who "|" sym; top[k] += n
+			}
+		}
+		END {
+			printf "{\"hz\":%d,\"samples\":%d,\"thread_cpu_s\":%s,\"by\":{", hz, tot, ts
+			s = ""
+			for (k in c) { printf "%s\"%s\":%d", s, k, c[k]; s = "," }
+			printf "},\"top\":["
+			# the 12 largest symbols of the md thread, then of fio
+			s = ""
+			split("thread submit", whos, " ")
+			for (w = 1; w <= 2; w++)
+				for (j = 0; j < 12; j++) {
+					best = ""; bn = 0
+					for (k in top)
+						if (index(k, whos[w] "|") == 1 && top[k] > bn) { bn = top[k]; best = k }
+					if (best == "") break
+					split(best, ws, "|"); gsub(/["\\]/, "", ws[2])
+					printf "%s[\"%s\",\"%s\",%d]", s, ws[1], ws[2], bn; s = ","
+					delete top[best]
+				}
+			printf "]}"
+		}'
+}
 # fio_verify_pass JOBFILE: the replay check; prints a reason on failure
 fio_verify_pass() {
 	local out=$W/verify.log rc=0
@@ -426,7 +513,7 @@ R_VER="" R_ERR="" T_SETUP=null T_PREP=null T_TEARDOWN=null
 # run_job JOB KIND MD: the timed part; fills R_*; fails with R_ERR
 run_job() {
 	local job=$1 kind=$2 md=$3 jf=$W/job.fio out=$W/fio.json t0 t1 rc
-	R_FIO=null R_EXT4=null R_ERR=""
+	R_FIO=null R_EXT4=null R_ERR="" R_PROF=null
 	t0=$EPOCHREALTIME
 	sync
 	echo 3 >/proc/sys/vm/drop_caches
@@ -459,7 +546,11 @@ run_job() {
 	R_BEFORE=$(stats_json "${ARR_DEVS[@]}") R_CB=$(counters_json "$md")
 	t0=$EPOCHREALTIME
 	rc=0
-	fio_run "$jf" "$out" || rc=$?
+	if [ "$profile" = 1 ]; then
+		perf_fio_run "$jf" "$out" "$md" || rc=$?
+	else
+		fio_run "$jf" "$out" || rc=$?
+	fi
 	t1=$EPOCHREALTIME
 	R_AFTER=$(stats_json "${ARR_DEVS[@]}") R_CA=$(counters_json "$md")
 	R_WALL=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')
@@ -542,7 +633,7 @@ run_suite() {
 			for kind in "${order[@]}"; do
 				idx=$((idx + 1))
 				R_VER=null R_ERR="" R_FIO=null R_EXT4=null R_BEFORE=null R_AFTER=null R_CB=null R_CA=null
-				R_WALL=0 R_MIBS=0 T_SETUP=null T_PREP=null T_TEARDOWN=null
+				R_WALL=0 R_MIBS=0 R_PROF=null T_SETUP=null T_PREP=null T_TEARDOWN=null
 				t0=$EPOCHREALTIME
 				if setup_array "$kind" md0 "$members" "$chunk" "$size"; then
 					T_SETUP=$(secs "$t0")
@@ -568,7 +659,7 @@ run_suite() {
 					member_sectors_after "$R_AFTER" counters_before "$R_CB" counters_after "$R_CA" \
 					verify "$R_VER" error "${R_ERR:-null}" ext4 "$R_EXT4" \
 					times "$(jkv setup "$T_SETUP" prepare "$T_PREP" teardown "$T_TEARDOWN")" \
-					fio "$R_FIO")"
+					profile "$R_PROF" fio "$R_FIO")"
 				if [ -n "$R_ERR" ]; then
 					line="ERROR: $R_ERR"
 				else
@@ -699,7 +790,7 @@ emit_record "$(jkv type header mode "$mode" kernel "$(uname -r)" uname "$(uname 
 	jobs "$jobs" arrays "$arrays" io_mb "$io" region_mb "$region" check "$check" tune "$tune" \
 	hunt_members "$hunt_members" hunt_chunks "$hunt_chunks" hunt_size_mb "$hunt_size" \
 	hunt_region_mb "$hunt_region" hunt_runtime_s "$hunt_runtime" hunt_reps "$hunt_reps" \
-	hunt_cells "$hunt_cells")"
+	hunt_cells "$hunt_cells" profile "$profile" perf_hz "$perf_hz")"
 raid5x_available || { say "ERROR: md-raid5x is not available in the guest"; exit 1; }
 [ "$check" = none ] || parity_selftest
 case $mode in

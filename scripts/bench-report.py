@@ -109,6 +109,28 @@ def run_metrics(run):
     cb, ca = run.get("counters_before"), run.get("counters_after")
     if isinstance(cb, dict) and isinstance(ca, dict):
         m["counters"] = {k: ca[k] - cb.get(k, 0) for k in ca}
+    prof = run.get("profile")
+    mib = (m.get("array_read_mib") or 0) + (m.get("array_write_mib") or 0)
+    if isinstance(prof, dict) and prof.get("hz") and mib:
+        # CPU milliseconds per MiB of array I/O, by who ran and what
+        by = prof.get("by", {})
+        per = {c: 0.0 for c in PROFILE_COLS}
+        for k, n in by.items():
+            who, what = k.split("_", 1)
+            col = who + "_" + what if who == "thread" else who
+            if who == "submit" and what == "copy":
+                col = "submit_copy"
+            if col in per:
+                per[col] += n * 1000.0 / prof["hz"] / mib
+        m["profile"] = per
+        # fio's I/O time, not the run's wall time (fio and perf start-up)
+        rt = max((j.get("job_runtime") or 0 for j in run["fio"]["jobs"]), default=0) \
+            if job else 0
+        if rt:
+            m["thread_busy"] = prof.get("thread_cpu_s", 0) * 1000.0 / rt
+        if m.get("mibs"):
+            # CPU time the guest had per MiB at this throughput
+            m["profile_capacity"] = (run.get("cpus") or 2) * 1000.0 / m["mibs"]
     return m
 
 
@@ -162,6 +184,14 @@ def aggregate(runs):
             for k in ("p99_read_ms", "p99_write_ms", "member_read_mib", "member_write_mib",
                       "array_read_mib", "array_write_mib"):
                 s[k] = median([m[k] for m in ms if m.get(k) is not None])
+            ps = [m["profile"] for m in ms if "profile" in m]
+            if ps:
+                s["profile"] = {k: median([p[k] for p in ps]) for k in PROFILE_COLS}
+                s["thread_busy"] = median([m["thread_busy"] for m in ms if "thread_busy" in m])
+                s["profile_capacity"] = median([m["profile_capacity"] for m in ms
+                                                if "profile_capacity" in m])
+                s["profile_top"] = next((r["profile"].get("top") for r in good
+                                         if isinstance(r.get("profile"), dict)), None)
             cs = [m["counters"] for m in ms if "counters" in m]
             if cs:
                 s["counters"] = {k: median([c.get(k, 0) for c in cs]) for k in cs[0]}
@@ -183,6 +213,8 @@ def suite_report(recs, meta, outdir):
     header = next((r for r in recs if r.get("type") == "header"), {})
     footer = next((r for r in recs if r.get("type") == "footer"), None)
     runs = [r for r in recs if r.get("type") == "run" and r.get("mode") == "suite"]
+    for r in runs:
+        r.setdefault("cpus", int(header.get("cpus") or 2))
     summary = aggregate(runs)
     jobs = [j for j in SUITE_JOBS if j in summary] + sorted(j for j in summary if j not in SUITE_JOBS)
     arrays = sort_arrays({r["array"] for r in runs})
@@ -246,6 +278,7 @@ def suite_report(recs, meta, outdir):
                 continue
             lines.append("| %s | %s |" % (j, " | ".join(fmt(c.get(k), 0) for k, _ in present)))
         lines.append("")
+    lines += profile_lines(summary, jobs, arrays)
     notes = suite_notes(summary, jobs)
     if notes:
         lines.append("Observations (automatic):")
@@ -290,6 +323,49 @@ def suite_report(recs, meta, outdir):
                                    ", " + png if png else " (no chart: gnuplot failed or missing)"))
     ok = runs and not bad and len(runs) == total and footer is not None and st_ok
     return 0 if ok else 1
+
+
+# (idle is not a column: cpu-clock samples an idle TCG guest CPU far less
+# often than a busy one; the busy samples of the md thread match its CPU time
+# in /proc within a few percent)
+PROFILE_COLS = ["thread_copy", "thread_xor", "thread_other", "submit", "submit_copy",
+                "worker", "other"]
+PROFILE_TITLES = ["md thread: copy", "md thread: XOR", "md thread: rest", "fio (submit)",
+                  "fio: copy", "kernel workers (loop)", "other"]
+
+
+def profile_lines(summary, jobs, arrays):
+    """--profile: where each array's CPU time went, per MiB of array I/O."""
+    rows = [(j, a) for j in jobs for a in arrays if "profile" in summary[j].get(a, {})]
+    if not rows:
+        return []
+    out = ["Where the CPU went (--profile): CPU ms per MiB of array I/O from perf cpu-clock "
+           "samples on every guest CPU (whole run: fio's start-up is in \"fio\"), median "
+           "per run. \"md thread busy\" = its CPU time (/proc) over fio's I/O time, 100% = "
+           "one CPU (raid0 has none); \"CPU at this rate\" = guest CPUs x time per MiB, "
+           "what busy could reach:", ""]
+    out.append("| job | array | MiB/s | md thread busy | " + " | ".join(PROFILE_TITLES)
+               + " | busy | CPU at this rate |")
+    out.append("|---|---|---|---|" + "---|" * (len(PROFILE_COLS) + 2))
+    for j, a in rows:
+        s = summary[j][a]
+        p = s["profile"]
+        tb = s.get("thread_busy")
+        out.append("| %s | %s | %s | %s | %s | %s | %s |" % (
+            j, a, fmt(s["mibs_median"]), "-" if tb is None or a == "raid0" else "%.0f%%" % (100 * tb),
+            " | ".join(fmt(p[k], 2) for k in PROFILE_COLS), fmt(sum(p.values()), 2),
+            fmt(s.get("profile_capacity"), 2)))
+    out.append("")
+    for j, a in rows:
+        top = summary[j][a].get("profile_top")
+        if a != "raid0" and top:
+            for who, title in (("thread", "md thread"), ("submit", "fio")):
+                t = [(sym, n) for w, sym, n in top if w == who]
+                if t:
+                    out.append("- %s %s, %s's top symbols (samples): %s" % (
+                        j, a, title, ", ".join("%s %d" % x for x in t[:10])))
+    out.append("")
+    return out
 
 
 def suite_notes(summary, jobs):

@@ -26,6 +26,12 @@
 #                      long dd (64; 0 = kernel default)
 #   --tune NAME=VAL    set a raid5x tunable after takeover (repeatable;
 #                      stripe_cache_size is set on raid456 too)
+#   --profile          run every suite job under `perf record -a` (cpu-clock
+#                      samples) and read the md thread's CPU time: the
+#                      report adds where each array's CPU went per MiB
+#                      (md thread: copy, XOR, the rest; fio's submission;
+#                      kernel workers: loop's member I/O; idle). Sampling
+#                      costs throughput: compare ratios, not absolute MiB/s
 # hunt (--hunt): seed 003's counter-example search, raid456 vs raid5x, both
 # arrays alive at once and alternating per cell, time-based fio cells:
 #   --hunt-members LIST (3,4,6)  --hunt-chunks LIST (64,512)
@@ -88,7 +94,7 @@ if [ $# -eq 0 ] && [ -n "${BENCH_ARGS:-}" ]; then
 	set -- "${orig_args[@]}"
 fi
 
-mode=suite ko="" build=1 out="" mem=3072 timeout="" report_log="" verbose=0
+mode=suite profile=0 ko="" build=1 out="" mem=3072 timeout="" report_log="" verbose=0
 gargs=() tunes=()
 num() { [[ $2 =~ ^[0-9]+$ ]] || die "$1 wants a number, got '$2'"; }
 list() { [[ $2 =~ ^[A-Za-z0-9:,_-]+$ ]] || die "$1 wants a comma-separated list, got '$2'"; }
@@ -117,6 +123,7 @@ while [ $# -gt 0 ]; do
 		tunes+=("${2/=/:}")
 		shift 2 ;;
 	--hunt) mode=hunt; shift ;;
+	--profile) profile=1; gargs+=(profile=1); shift ;;
 	--ko) ko=${2:?--ko needs a file}; build=0; shift 2 ;;
 	--no-build) build=0; shift ;;
 	--out) out=${2:?--out needs a directory}; shift 2 ;;
@@ -129,6 +136,7 @@ while [ $# -gt 0 ]; do
 	*) echo "bench.sh: unknown option $opt" >&2; usage ;;
 	esac
 done
+[ "$mode$profile" != hunt1 ] || die "--profile is for the suite, not --hunt"
 # names are checked here, not after a guest boot
 for a in "${gargs[@]}"; do
 	case $a in
@@ -169,8 +177,10 @@ report() {
 
 if [ -n "$report_log" ]; then
 	[ -f "$report_log" ] || die "no such log: $report_log"
-	grep -q '"mode":"hunt"' "$report_log" 2>/dev/null && mode=hunt
-	report "$report_log" --meta "command=(report rebuilt from $report_log)"
+	# the records are base64 in the console log: the report reads the
+	# mode from the log's header record
+	python3 "$here/bench-report.py" --log "$report_log" --outdir "$out" \
+		--meta "command=(report rebuilt from $report_log)"
 	exit $?
 fi
 
@@ -234,6 +244,10 @@ echo "bench.sh: guest args: ${gargs[*]}"
 
 trap 'echo "bench.sh: interrupted; the partial console log is $log (bench.sh --report $log)" >&2; exit 130' INT TERM
 gflags=(--ko "$snap" --timeout "$timeout" --mem "$mem" --log "$log")
+if [ "$profile" = 1 ]; then
+	perf=$(command -v perf) || die "--profile needs perf (apt-get install linux-perf)"
+	gflags+=(--bin "$perf")
+fi
 grc=0
 if [ "$verbose" = 1 ]; then
 	"$here/guest.sh" "${gflags[@]}" "$here/bench-guest.sh" "${gargs[@]}" || grc=$?

@@ -11,6 +11,9 @@
 #                      (repeatable); depmod runs so modprobe finds it
 #   --fio FILE         the guest's /usr/bin/fio (default the host's), e.g.
 #                      the lean build of scripts/build-fio.sh (env GUEST_FIO)
+#   --bin FILE         one more host program in the guest, at the same
+#                      path, with its shared libraries (repeatable), e.g.
+#                      /usr/bin/perf for `scripts/bench.sh --profile`
 #   --file SRC:DEST    copy a host file or directory to guest path DEST
 #                      (repeatable)
 #   --timeout SEC      kill QEMU after SEC seconds (default 600)
@@ -107,6 +110,9 @@ while [ $# -gt 0 ]; do
 	--kver) kver=${2:?--kver needs a release}; shift 2 ;;
 	--ko) kos+=("${2:?--ko needs a file}"); shift 2 ;;
 	--fio) fio=${2:?--fio needs a file}; shift 2 ;;
+	--bin)
+		[ -x "${2:?--bin needs a program}" ] || die "--bin $2: not an executable file"
+		guest_bins+=("$2"); shift 2 ;;
 	--file) files+=("${2:?--file needs SRC:DEST}"); shift 2 ;;
 	--timeout) timeout=${2:?}; shift 2 ;;
 	--mem) mem=${2:?}; shift 2 ;;
