@@ -24,6 +24,7 @@
 	X(activated_aged,  "of those, activated because their delay expired") \
 	X(activated_pressure, "of those, activated because the cache was short") \
 	X(activated_idle,  "of those, activated because nothing else was in flight") \
+	X(delay_walks,     "walks of the delayed list looking for stripes to activate") \
 	X(bypassed,        "times a hold stripe was passed by a handle stripe") \
 	X(plugs,           "unplug callbacks run")			\
 	X(plugged_stripes, "stripes released by unplug callbacks")	\

@@ -104,6 +104,7 @@ void r5x_delay_stripe(struct r5x_conf *conf, struct r5x_stripe *sh)
 void r5x_delay_arm(struct r5x_conf *conf, struct r5x_stripe *sh)
 {
 	lockdep_assert_held(&conf->lock);
+	r5x_floor_note(&conf->delay_floor, sh->delay_deadline);
 	if (time_after(sh->delay_deadline, jiffies)) {
 		if (!timer_pending(&conf->delay_timer) ||
 		    time_before(sh->delay_deadline, conf->delay_timer.expires))
@@ -170,17 +171,22 @@ void r5x_activate_delayed(struct r5x_conf *conf)
 		.quiesce = conf->quiesce,
 	};
 	struct r5x_act_plan plan;
+	unsigned long now = jiffies;
+	bool whole = true;
 
 	lockdep_assert_held(&conf->lock);
 	in.stalled = stall_expired(conf, r5x_act_busy(&in));
-	if (list_empty(&conf->delayed))
-		return;
 	r5x_act_plan(&in, &plan);
-	if (plan.budget <= 0)
+	if (list_empty(&conf->delayed)) {
+		r5x_floor_walked(&conf->delay_floor, &plan, true);
 		return;
+	}
+	if (plan.budget <= 0 || r5x_floor_skip(&conf->delay_floor, &plan, now))
+		return;
+	r5x_count(conf, delay_walks, 1);
 	list_for_each_entry_safe(sh, tmp, &conf->delayed, lru) {
 		enum r5x_act why = r5x_act_step(&plan, sh->delay_deadline,
-						jiffies);
+						now);
 
 		if (why == R5X_ACT_KEEP)
 			continue;
@@ -196,9 +202,12 @@ void r5x_activate_delayed(struct r5x_conf *conf)
 			r5x_count(conf, activated_pressure, 1);
 		else
 			r5x_count(conf, activated_idle, 1);
-		if (plan.budget == 0)
+		if (plan.budget == 0) {
+			whole = false;
 			break;
+		}
 	}
+	r5x_floor_walked(&conf->delay_floor, &plan, whole);
 	if (plan.next && (!timer_pending(&conf->delay_timer) ||
 			  time_before(plan.next, conf->delay_timer.expires)))
 		mod_timer(&conf->delay_timer, plan.next);

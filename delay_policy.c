@@ -169,6 +169,46 @@ enum r5x_act r5x_act_step(struct r5x_act_plan *p, unsigned long deadline,
 	return p->pressure ? R5X_ACT_PRESSURE : R5X_ACT_IDLE;
 }
 
+/*
+ * A stripe with deadline @deadline joins the delayed list.  An invalid
+ * floor stays invalid: the next walk computes it.
+ */
+void r5x_floor_note(struct r5x_delay_floor *f, unsigned long deadline)
+{
+	if (!f->valid)
+		return;
+	if (!f->any || time_before(deadline, f->min))
+		f->min = deadline;
+	f->any = true;
+}
+
+/*
+ * May the walk of the delayed list be skipped?  Only when the floor is
+ * valid and no deadline can have been reached by @now, and nothing (the
+ * plan's pressure, stall or quiesce) activates stripes regardless of age.
+ * Stripes that left the list since only make the bound lower than needed.
+ */
+bool r5x_floor_skip(const struct r5x_delay_floor *f,
+		    const struct r5x_act_plan *p, unsigned long now)
+{
+	if (!f->valid || p->pressure || p->all)
+		return false;
+	return !f->any || !r5x_delay_aged(f->min, now);
+}
+
+/*
+ * A walk ended: over the @whole list, the stripes it kept have p->next as
+ * their earliest deadline (0: it kept none).  A walk cut short by the
+ * batch bound did not see every deadline: the floor is unknown.
+ */
+void r5x_floor_walked(struct r5x_delay_floor *f, const struct r5x_act_plan *p,
+		      bool whole)
+{
+	f->valid = whole;
+	f->any = whole && p->next;
+	f->min = f->any ? p->next : 0;
+}
+
 /* Sleepers for a free stripe wake when this many stripes are idle. */
 int r5x_wake_batch_of(int max_nr_stripes, int wake_batch_pct)
 {

@@ -71,6 +71,25 @@ enum r5x_act {
 	R5X_ACT_IDLE,		/* stalled: nothing else can complete it */
 };
 
+/*
+ * A lower bound on the deadlines of the stripes on the delayed list, so that
+ * raid5xd, which looks for eligible delayed stripes before every stripe it
+ * handles, walks the list only when one may have aged (or under pressure,
+ * a stall or a quiesce) instead of every time.  @valid: @min (when @any)
+ * bounds every delayed stripe's deadline; @any false: no delayed stripe.
+ */
+struct r5x_delay_floor {
+	unsigned long min;
+	bool valid;
+	bool any;
+};
+
+void r5x_floor_note(struct r5x_delay_floor *f, unsigned long deadline);
+bool r5x_floor_skip(const struct r5x_delay_floor *f,
+		    const struct r5x_act_plan *p, unsigned long now);
+void r5x_floor_walked(struct r5x_delay_floor *f, const struct r5x_act_plan *p,
+		      bool whole);
+
 int r5x_act_busy(const struct r5x_act_in *in);
 void r5x_act_plan(const struct r5x_act_in *in, struct r5x_act_plan *p);
 enum r5x_act r5x_act_step(struct r5x_act_plan *p, unsigned long deadline,

@@ -415,6 +415,65 @@ static void delay_bypass(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 0, count);
 }
 
+static void delay_floor(struct kunit *test)
+{
+	struct r5x_delay_floor f = {};
+	struct r5x_act_plan plan = { .budget = 4 };
+	struct r5x_act_plan pressed = { .budget = 4, .pressure = true };
+	struct r5x_act_plan stalled = { .budget = INT_MAX, .all = true };
+
+	/* a fresh floor is unknown: walk, and a stripe joining keeps it so */
+	KUNIT_EXPECT_FALSE(test, r5x_floor_skip(&f, &plan, 100));
+	r5x_floor_note(&f, 150);
+	KUNIT_EXPECT_FALSE(test, f.valid);
+	KUNIT_EXPECT_FALSE(test, r5x_floor_skip(&f, &plan, 100));
+
+	/* a whole walk that kept stripes due at 150 and later: floor 150 */
+	plan.next = 150;
+	r5x_floor_walked(&f, &plan, true);
+	KUNIT_EXPECT_TRUE(test, f.valid);
+	KUNIT_EXPECT_TRUE(test, f.any);
+	KUNIT_EXPECT_EQ(test, 150ul, f.min);
+	/* before 150 nothing can have aged; at 150 exactly it has */
+	KUNIT_EXPECT_TRUE(test, r5x_floor_skip(&f, &plan, 149));
+	KUNIT_EXPECT_FALSE(test, r5x_floor_skip(&f, &plan, 150));
+	/* pressure, a stall or a quiesce activate regardless of age */
+	KUNIT_EXPECT_FALSE(test, r5x_floor_skip(&f, &pressed, 100));
+	KUNIT_EXPECT_FALSE(test, r5x_floor_skip(&f, &stalled, 100));
+
+	/* a later stripe leaves the floor; an earlier one lowers it */
+	r5x_floor_note(&f, 400);
+	KUNIT_EXPECT_EQ(test, 150ul, f.min);
+	r5x_floor_note(&f, 120);
+	KUNIT_EXPECT_EQ(test, 120ul, f.min);
+	KUNIT_EXPECT_FALSE(test, r5x_floor_skip(&f, &plan, 130));
+
+	/* a walk cut short by the batch bound did not see every deadline */
+	r5x_floor_walked(&f, &plan, false);
+	KUNIT_EXPECT_FALSE(test, f.valid);
+	KUNIT_EXPECT_FALSE(test, r5x_floor_skip(&f, &plan, 0));
+
+	/* an empty list (a whole walk keeping nothing): skip until a stripe */
+	plan.next = 0;
+	r5x_floor_walked(&f, &plan, true);
+	KUNIT_EXPECT_TRUE(test, f.valid);
+	KUNIT_EXPECT_FALSE(test, f.any);
+	KUNIT_EXPECT_TRUE(test, r5x_floor_skip(&f, &plan, 1000));
+	r5x_floor_note(&f, 900);
+	KUNIT_EXPECT_TRUE(test, f.any);
+	KUNIT_EXPECT_EQ(test, 900ul, f.min);
+	KUNIT_EXPECT_FALSE(test, r5x_floor_skip(&f, &plan, 1000));
+
+	/* jiffies wrap: a floor just past the wrap is still in the future */
+	plan.next = 5;
+	r5x_floor_walked(&f, &plan, true);
+	KUNIT_EXPECT_TRUE(test, r5x_floor_skip(&f, &plan, ULONG_MAX - 2));
+	KUNIT_EXPECT_FALSE(test, r5x_floor_skip(&f, &plan, 5));
+	/* and a stripe due before the wrap lowers it */
+	r5x_floor_note(&f, ULONG_MAX - 1);
+	KUNIT_EXPECT_EQ(test, ULONG_MAX - 1, f.min);
+}
+
 static struct kunit_case delay_kcases[] = {
 	KUNIT_CASE(delay_stream),
 	KUNIT_CASE(delay_window),
@@ -426,6 +485,7 @@ static struct kunit_case delay_kcases[] = {
 	KUNIT_CASE(delay_batch),
 	KUNIT_CASE(delay_wake_batch),
 	KUNIT_CASE(delay_bypass),
+	KUNIT_CASE(delay_floor),
 	{}
 };
 

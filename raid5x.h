@@ -78,6 +78,7 @@
 #include "compat.h"
 #include "geometry.h"
 #include "counters.h"
+#include "delay_policy.h"
 
 #define R5X_STRIPE_SIZE		PAGE_SIZE
 #define R5X_STRIPE_SECTORS	(R5X_STRIPE_SIZE >> 9)
@@ -228,6 +229,7 @@ struct r5x_conf {
 	unsigned long bm_flushed;	/* raid5xd only */
 	bool fullsync;			/* recovery may not skip clean regions */
 	struct timer_list delay_timer;	/* wakes raid5xd for aged stripes */
+	struct r5x_delay_floor delay_floor; /* under lock: skip needless walks */
 
 	/*
 	 * sequential write stream detection and the writers' window

@@ -27,6 +27,10 @@
 #   profile=0|1            suite runs under perf (cpu-clock samples of every
 #                          CPU) plus the md thread's CPU time: where the CPU
 #                          time of each run went (profile_json); needs perf
+#   member_delay=R[:W]     suite members behind dm-delay: every member read
+#                          waits R ms, every write W ms (0), so a read costs
+#                          what a seek costs a disk (default 0: no dm-delay);
+#                          member counts still come from the loop devices
 #   hunt_members=3,4,6 hunt_chunks=64,512 hunt_size=MB (160) hunt_region=MB
 #   (256) hunt_runtime=S (3) hunt_reps=N (2) hunt_cells=RW:BS:QD,...
 #                          (RW seq|rand, BS like 4k/64k/1m or fs = one full
@@ -51,7 +55,7 @@
 
 mode=suite members=4 chunk=512 size=400 reps=3 jobs=all
 arrays=raid456,raid5x,raid0 io=128 region=256 check=raid5x dirty=64 tune=""
-profile=0 perf_hz=499
+profile=0 perf_hz=499 member_delay=0
 hunt_members=3,4,6 hunt_chunks=64,512 hunt_size=160 hunt_region=256
 hunt_runtime=3 hunt_reps=2
 hunt_cells=seq:4k:32,seq:64k:32,seq:1m:1,seq:1m:8,seq:fs:1,rand:4k:1,rand:4k:32,rand:64k:8
@@ -60,7 +64,7 @@ all_jobs=seq-write-2M-buffered,seq-write-fullstripe,seq-write-1M,seq-write-64K,s
 for a in "$@"; do
 	k=${a%%=*} v=${a#*=}
 	case $k in
-	mode | members | chunk | size | reps | jobs | arrays | io | region | check | dirty | tune | profile | \
+	mode | members | chunk | size | reps | jobs | arrays | io | region | check | dirty | tune | profile | member_delay | \
 		hunt_members | hunt_chunks | hunt_size | hunt_region | hunt_runtime | hunt_reps | hunt_cells)
 		printf -v "$k" '%s' "$v" ;;
 	*) echo "bench-guest: unknown argument $a" >&2; exit 64 ;;
@@ -156,7 +160,9 @@ roundown() { echo $(($1 / $2 * $2)); }
 
 # ---- arrays --------------------------------------------------------------
 
-ARR_DEVS=()     # member devices of the array set up last
+ARR_DEVS=()     # member loop devices of the array set up last
+ARR_DM=()       # their dm-delay devices (ARR_DELAY), the array's members
+ARR_DELAY=0     # setup_array puts members behind dm-delay: R[:W] ms
 ARR_MEMDIR=""   # their backing files
 ARR_ERR=""      # why setup failed
 # setup_array KIND MD N CHUNK_KB SIZE_MB: fresh members + array; sets ARR_*.
@@ -169,9 +175,24 @@ setup_array() {
 	devs=$(GL_MEMBER_DIR=$ARR_MEMDIR make_members "$nd" "$sz") ||
 		{ ARR_ERR="make_members failed"; return 1; }
 	read -r -a ARR_DEVS <<<"$devs"
+	ARR_DM=()
+	local mem=("${ARR_DEVS[@]}") i rd wr sz
+	if [ "$ARR_DELAY" != 0 ]; then
+		rd=${ARR_DELAY%%:*} wr=0
+		[[ $ARR_DELAY == *:* ]] && wr=${ARR_DELAY#*:}
+		mem=()
+		for i in "${!ARR_DEVS[@]}"; do
+			sz=$(blockdev --getsz "${ARR_DEVS[$i]}")
+			dmsetup create "bench-$md-$i" --table \
+				"0 $sz delay ${ARR_DEVS[$i]} 0 $rd ${ARR_DEVS[$i]} 0 $wr" ||
+				{ ARR_ERR="dmsetup create delay failed"; return 1; }
+			ARR_DM+=("bench-$md-$i")
+			mem+=("/dev/mapper/bench-$md-$i")
+		done
+	fi
 	case $kind in
 	raid456 | raid5x)
-		create_raid5 "$md" "$n" "$ck" left-symmetric "${ARR_DEVS[@]}" ||
+		create_raid5 "$md" "$n" "$ck" left-symmetric "${mem[@]}" ||
 			{ ARR_ERR="mdadm --create level 5 failed"; return 1; }
 		if [ "$kind" = raid5x ]; then
 			to_raid5x "$md" || { ARR_ERR="takeover to raid5x failed"; return 1; }
@@ -179,7 +200,7 @@ setup_array() {
 		;;
 	raid0)
 		mdadm --create "/dev/$md" --run --quiet --level=0 --metadata=1.2 \
-			--chunk="$ck" --raid-devices="$nd" "${ARR_DEVS[@]}" ||
+			--chunk="$ck" --raid-devices="$nd" "${mem[@]}" ||
 			{ ARR_ERR="mdadm --create level 0 failed"; return 1; }
 		;;
 	*) ARR_ERR="unknown array kind $kind"; return 1 ;;
@@ -217,6 +238,10 @@ teardown() {
 	shift 2
 	grep -q " $MNT " /proc/mounts && umount "$MNT"
 	[ -e "/sys/block/$md/md" ] && { stop_array "$md" || true; }
+	for d in "${ARR_DM[@]}"; do
+		dmsetup remove "$d" || true
+	done
+	ARR_DM=()
 	for d in "$@"; do
 		losetup -d "$d" 2>/dev/null || true
 	done
@@ -613,7 +638,11 @@ run_suite() {
 	njobs=${#ja[@]} nar=${#aa[@]}
 	total=$((njobs * nar * reps))
 	FS_KB=$((chunk * (members - 1)))
-	geo=$(jkv members "$members" chunk_kb "$chunk" member_mb "$size" full_stripe_kb "$FS_KB")
+	geo=$(jkv members "$members" chunk_kb "$chunk" member_mb "$size" full_stripe_kb "$FS_KB" \
+		member_delay "$member_delay")
+	[[ $member_delay =~ ^[0-9]+(:[0-9]+)?$ ]] ||
+		{ echo "bench-guest: member_delay wants R or R:W (ms)" >&2; exit 64; }
+	ARR_DELAY=$member_delay
 	for job in "${ja[@]}"; do
 		case ",$all_jobs," in *",$job,"*) ;; *) echo "bench-guest: unknown job $job" >&2; exit 64 ;; esac
 		if [ "$job" = ext4-copy ] && [ "$TREE_BYTES" = 0 ]; then
@@ -790,7 +819,7 @@ emit_record "$(jkv type header mode "$mode" kernel "$(uname -r)" uname "$(uname 
 	jobs "$jobs" arrays "$arrays" io_mb "$io" region_mb "$region" check "$check" tune "$tune" \
 	hunt_members "$hunt_members" hunt_chunks "$hunt_chunks" hunt_size_mb "$hunt_size" \
 	hunt_region_mb "$hunt_region" hunt_runtime_s "$hunt_runtime" hunt_reps "$hunt_reps" \
-	hunt_cells "$hunt_cells" profile "$profile" perf_hz "$perf_hz")"
+	hunt_cells "$hunt_cells" profile "$profile" perf_hz "$perf_hz" member_delay "$member_delay")"
 raid5x_available || { say "ERROR: md-raid5x is not available in the guest"; exit 1; }
 [ "$check" = none ] || parity_selftest
 case $mode in

@@ -221,9 +221,12 @@ def suite_report(recs, meta, outdir):
     total = runs[-1]["total"] if runs else 0
     lines = []
     geo = runs[0]["geometry"] if runs else {}
-    lines.append("## raid5x benchmark: %s members, %s KiB chunk, %s MiB members, %s reps"
+    delay = str(geo.get("member_delay", 0))
+    lines.append("## raid5x benchmark: %s members, %s KiB chunk, %s MiB members, %s reps%s"
                  % (geo.get("members", "?"), geo.get("chunk_kb", "?"), geo.get("member_mb", "?"),
-                    header.get("reps", "?")))
+                    header.get("reps", "?"),
+                    "" if delay == "0" else ", members behind dm-delay (read:write ms %s%s)"
+                    % (delay, "" if ":" in delay else ":0")))
     lines.append("")
     lines.append("MiB/s: median (min-max) of verified runs; ratios of medians; p99 = fio "
                  "completion latency (write, or read for read jobs; read/write for the mix); "

@@ -26,6 +26,10 @@
 #                      long dd (64; 0 = kernel default)
 #   --tune NAME=VAL    set a raid5x tunable after takeover (repeatable;
 #                      stripe_cache_size is set on raid456 too)
+#   --member-delay R[:W]  members behind dm-delay: each member read waits
+#                      R ms, each write W ms (default 0), so a pre-read
+#                      costs what a seek costs a disk (tmpfs reads are
+#                      nearly free); raid0 gets the same members
 #   --profile          run every suite job under `perf record -a` (cpu-clock
 #                      samples) and read the md thread's CPU time: the
 #                      report adds where each array's CPU went per MiB
@@ -124,6 +128,10 @@ while [ $# -gt 0 ]; do
 		shift 2 ;;
 	--hunt) mode=hunt; shift ;;
 	--profile) profile=1; gargs+=(profile=1); shift ;;
+	--member-delay)
+		[[ ${2:-} =~ ^[0-9]+(:[0-9]+)?$ ]] || die "--member-delay wants READ_MS or READ_MS:WRITE_MS"
+		gargs+=("member_delay=$2")
+		shift 2 ;;
 	--ko) ko=${2:?--ko needs a file}; build=0; shift 2 ;;
 	--no-build) build=0; shift ;;
 	--out) out=${2:?--out needs a directory}; shift 2 ;;
@@ -137,6 +145,8 @@ while [ $# -gt 0 ]; do
 	esac
 done
 [ "$mode$profile" != hunt1 ] || die "--profile is for the suite, not --hunt"
+[ "$mode" = suite ] || [[ " ${gargs[*]}" != *" member_delay="* ]] ||
+	die "--member-delay is for the suite, not --hunt"
 # names are checked here, not after a guest boot
 for a in "${gargs[@]}"; do
 	case $a in
