@@ -183,11 +183,12 @@ setup_array() {
 		mem=()
 		for i in "${!ARR_DEVS[@]}"; do
 			sz=$(blockdev --getsz "${ARR_DEVS[$i]}")
-			dmsetup create "bench-$md-$i" --table \
+			DM_DISABLE_UDEV=1 dmsetup create "bench-$md-$i" --table \
 				"0 $sz delay ${ARR_DEVS[$i]} 0 $rd ${ARR_DEVS[$i]} 0 $wr" ||
 				{ ARR_ERR="dmsetup create delay failed"; return 1; }
 			ARR_DM+=("bench-$md-$i")
-			mem+=("/dev/mapper/bench-$md-$i")
+			# no udev in the guest: the devtmpfs node, /dev/dm-MINOR
+			mem+=("/dev/dm-$(DM_DISABLE_UDEV=1 dmsetup info -c --noheadings -o minor "bench-$md-$i" | tr -d ' ')")
 		done
 	fi
 	case $kind in
@@ -239,7 +240,7 @@ teardown() {
 	grep -q " $MNT " /proc/mounts && umount "$MNT"
 	[ -e "/sys/block/$md/md" ] && { stop_array "$md" || true; }
 	for d in "${ARR_DM[@]}"; do
-		dmsetup remove "$d" || true
+		DM_DISABLE_UDEV=1 dmsetup remove "$d" || true
 	done
 	ARR_DM=()
 	for d in "$@"; do
@@ -643,6 +644,10 @@ run_suite() {
 	[[ $member_delay =~ ^[0-9]+(:[0-9]+)?$ ]] ||
 		{ echo "bench-guest: member_delay wants R or R:W (ms)" >&2; exit 64; }
 	ARR_DELAY=$member_delay
+	if [ "$ARR_DELAY" != 0 ]; then
+		modprobe dm-mod 2>/dev/null || true
+		modprobe dm-delay 2>/dev/null || true
+	fi
 	for job in "${ja[@]}"; do
 		case ",$all_jobs," in *",$job,"*) ;; *) echo "bench-guest: unknown job $job" >&2; exit 64 ;; esac
 		if [ "$job" = ext4-copy ] && [ "$TREE_BYTES" = 0 ]; then

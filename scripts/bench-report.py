@@ -39,7 +39,7 @@ COUNTER_COLS = [
     ("rcw_stripes", "rcw"), ("full_stripes", "full"), ("delayed", "delayed"),
     ("activated", "activated"), ("activated_aged", "aged"),
     ("activated_pressure", "pressure"), ("activated_idle", "idle"),
-    ("bypassed", "bypassed"), ("plugs", "plugs"),
+    ("delay_walks", "walks"), ("bypassed", "bypassed"), ("plugs", "plugs"),
     ("plugged_stripes", "plugged"), ("cache_waits", "cache waits"),
     ("aligned_reads", "aligned rd"), ("sync_stripes", "sync"),
 ]
