@@ -424,7 +424,9 @@ thread_ticks() {
 	fi
 }
 # perf_fio_run JOBFILE OUT MD: fio_run under `perf record -a` (cpu-clock
-# samples on every CPU, idle included) and the md thread's CPU time; sets
+# samples on every CPU; an idle TCG CPU is sampled far less often than a
+# busy one, so idle samples are kept but not reported) and the md thread's
+# CPU time; sets
 # R_PROF (profile_json) or leaves it null when perf itself failed
 perf_fio_run() {
 	local jf=$1 out=$2 md=$3 pid t0 t1 rc=0 hz

@@ -34,8 +34,9 @@
 #                      samples) and read the md thread's CPU time: the
 #                      report adds where each array's CPU went per MiB
 #                      (md thread: copy, XOR, the rest; fio's submission;
-#                      kernel workers: loop's member I/O; idle). Sampling
-#                      costs throughput: compare ratios, not absolute MiB/s
+#                      kernel workers: loop's member I/O; other). Sampling
+#                      costs throughput: compare ratios, not absolute MiB/s;
+#                      needs perf on the host (apt-get install linux-perf)
 # hunt (--hunt): seed 003's counter-example search, raid456 vs raid5x, both
 # arrays alive at once and alternating per cell, time-based fio cells:
 #   --hunt-members LIST (3,4,6)  --hunt-chunks LIST (64,512)
