@@ -64,6 +64,10 @@
 # Exit status: 0 all runs verified, 1 a run failed or failed verification,
 # 2 the guest failed (crash, timeout, kernel splat), 64 usage.
 set -euo pipefail
+# The body is one { } block: bash parses it whole before running, so
+# editing this file while a benchmark runs (it runs for many minutes)
+# cannot break that run's report step.
+{
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 top=$(cd "$here/.." && pwd)
@@ -290,3 +294,4 @@ if [ "$grc" != 0 ]; then
 	exit 2
 fi
 exit "$rrc"
+}
