@@ -46,8 +46,9 @@
 # A case's KTAP lines ("ok N - ", "not ok N - ") are its assertions; it also
 # gets one failure if it timed out or the guest died in it, if the kernel
 # log written while it ran shows a splat (WARNING:, BUG:, lockdep, ...), if
-# it failed without any "not ok", or if fewer assertions ran than its plan
-# (1..N) promised. If the guest dies, the cases after the one it died in
+# it failed without any "not ok", if fewer assertions ran than its plan
+# (1..N) promised, or if its output has no plan at all (every case prints
+# one first, so none means its output is missing). If the guest dies, the cases after the one it died in
 # boot one each. Logs: build/logs/tests/ (one per case, as if booted alone).
 # The last line is "N passed, N failed"; the exit status is 1 on any failure.
 set -euo pipefail
@@ -243,6 +244,9 @@ run_case() {
 		fi
 		if [ -n "$plan" ] && [ $((nok + nnot)) -lt "$plan" ]; then
 			fail_case "$name: only $((nok + nnot)) of $plan planned assertions ran"
+		elif [ -z "$plan" ]; then
+			fail_case "$name: no KTAP plan in its output"
+			st=4
 		fi
 		printf '   %s: %s, %d ok, %d not ok, %d s (log %s)\n' "$name" \
 			"$([ "$st" = 0 ] && [ "$nnot" = 0 ] && echo PASS || echo FAIL)" \
@@ -427,6 +431,11 @@ report_case() {
 	fi
 	if [ -n "$plan" ] && [ $((nok + nnot)) -lt "$plan" ]; then
 		fail_case "$name: only $((nok + nnot)) of $plan planned assertions ran"
+	elif [ -z "$plan" ] && [ "$st" = 0 ]; then
+		# every case prints a KTAP plan first: none means its output
+		# is missing (an empty log section), not that nothing failed
+		fail_case "$name: no KTAP plan in its log (${log#"$top"/})"
+		st=4
 	fi
 	if [ "$st" = 0 ] && [ "$nnot" = 0 ]; then
 		verdict=PASS
