@@ -48,8 +48,8 @@
 # log written while it ran shows a splat (WARNING:, BUG:, lockdep, ...), if
 # it failed without any "not ok", if fewer assertions ran than its plan
 # (1..N) promised, or if its output has no plan at all (every case prints
-# one first, so none means its output is missing). If the guest dies, the cases after the one it died in
-# boot one each. Logs: build/logs/tests/ (one per case, as if booted alone).
+# one first, so none means its output is missing). If the guest dies, the
+# cases after the one it died in boot one each. Logs: build/logs/tests/ (one per case, as if booted alone).
 # The last line is "N passed, N failed"; the exit status is 1 on any failure.
 set -euo pipefail
 # The body is one { } block: bash parses it whole before running, so
