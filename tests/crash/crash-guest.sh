@@ -167,6 +167,14 @@ if [ "$phase" = write ]; then
 	tap_check "fill the test region ($((REGION_SECT / 2048)) MiB) with generation 0" prefill
 	note "prefill took $(gl_since "$t0") s"
 	wait_idle md0 60 || true
+	# md marks an array clean once no write has been in flight for
+	# safe_mode_delay (0.2 s); these writers spend most of their time
+	# building the next buffer, so the crash could find the array clean
+	# (seen once: reset 0.43 s after the last acknowledged write). Keep
+	# it dirty while they write, as a busy array would be.
+	sysfs_write "$sys/safe_mode_delay" 60 ||
+		{ note "cannot set $sys/safe_mode_delay"; exit 1; }
+	note "safe_mode_delay $(cat "$sys/safe_mode_delay")"
 	: >/tmp/acks
 	# no rate limit on /dev/kmsg (the ACK lines); a fifo nobody writes
 	# makes `read -t` a sleep that does not fork
