@@ -176,11 +176,13 @@ void r5x_activate_delayed(struct r5x_conf *conf)
 
 	lockdep_assert_held(&conf->lock);
 	in.stalled = stall_expired(conf, r5x_act_busy(&in));
-	r5x_act_plan(&in, &plan);
 	if (list_empty(&conf->delayed)) {
-		r5x_floor_walked(&conf->delay_floor, &plan, true);
+		/* a whole walk of nothing: no stripe, nothing kept */
+		r5x_floor_walked(&conf->delay_floor, &(struct r5x_act_plan){},
+				 true);
 		return;
 	}
+	r5x_act_plan(&in, &plan);
 	if (plan.budget <= 0 || r5x_floor_skip(&conf->delay_floor, &plan, now))
 		return;
 	r5x_count(conf, delay_walks, 1);

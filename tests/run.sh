@@ -96,6 +96,22 @@ fail_case() {
 	failed=$((failed + 1))
 }
 
+# check_plan NAME NOK NNOT PLAN ST WHERE: a case-level failure if fewer
+# assertions ran than the KTAP plan promised, or if a case that otherwise
+# succeeded (ST 0) printed no plan: every case prints one first, so none
+# means its output is missing (an empty log section), not that nothing
+# failed. Returns 1 only for the missing plan (the caller's status).
+check_plan() {
+	local name=$1 nok=$2 nnot=$3 plan=$4 st=$5 where=$6
+	if [ -n "$plan" ] && [ $((nok + nnot)) -lt "$plan" ]; then
+		fail_case "$name: only $((nok + nnot)) of $plan planned assertions ran"
+	elif [ -z "$plan" ] && [ "$st" = 0 ]; then
+		fail_case "$name: no KTAP plan in $where"
+		return 1
+	fi
+	return 0
+}
+
 # ---- build ---------------------------------------------------------------
 mkdir -p "$logdir"
 if [ "$build" = 1 ]; then
@@ -242,12 +258,7 @@ run_case() {
 		if [ "$st" != 0 ] && [ "$nnot" = 0 ]; then
 			fail_case "$name: host test failed without a 'not ok' (status $st)"
 		fi
-		if [ -n "$plan" ] && [ $((nok + nnot)) -lt "$plan" ]; then
-			fail_case "$name: only $((nok + nnot)) of $plan planned assertions ran"
-		elif [ -z "$plan" ]; then
-			fail_case "$name: no KTAP plan in its output"
-			st=4
-		fi
+		check_plan "$name" "$nok" "$nnot" "$plan" "$st" "its output" || st=4
 		printf '   %s: %s, %d ok, %d not ok, %d s (log %s)\n' "$name" \
 			"$([ "$st" = 0 ] && [ "$nnot" = 0 ] && echo PASS || echo FAIL)" \
 			"$nok" "$nnot" $((SECONDS - t0)) "${log#"$top"/}"
@@ -429,14 +440,7 @@ report_case() {
 		grep -E '^guest\.sh: ' "$logdir/$name.harness" | grep -v ': FAIL (status' |
 			sed 's/^/    /' || true
 	fi
-	if [ -n "$plan" ] && [ $((nok + nnot)) -lt "$plan" ]; then
-		fail_case "$name: only $((nok + nnot)) of $plan planned assertions ran"
-	elif [ -z "$plan" ] && [ "$st" = 0 ]; then
-		# every case prints a KTAP plan first: none means its output
-		# is missing (an empty log section), not that nothing failed
-		fail_case "$name: no KTAP plan in its log (${log#"$top"/})"
-		st=4
-	fi
+	check_plan "$name" "$nok" "$nnot" "$plan" "$st" "its log (${log#"$top"/})" || st=4
 	if [ "$st" = 0 ] && [ "$nnot" = 0 ]; then
 		verdict=PASS
 	else
