@@ -36,6 +36,8 @@
 	X(io_errors,       "member I/O errors seen")			\
 	X(read_errors,     "member blocks that could not be read (read error or bad block)") \
 	X(corrected,       "of those, rebuilt from parity and written back") \
+	X(badblocks,       "blocks recorded in a member's bad-block log") \
+	X(sb_waits,        "times a stripe waited for md to record a failure") \
 	X(sync_stripes,    "stripes handled for resync/check/recovery")
 
 #define R5X_COUNTER_ENUM(name, help) R5X_C_##name,

@@ -31,6 +31,8 @@ struct r5x_aread {
 };
 
 static struct bio_set r5x_aread_set;
+/* failed direct reads go back through the stripe cache from here */
+static struct workqueue_struct *r5x_retry_wq;
 
 /* A write bio, cloned so raid5x sees when the whole of it has completed. */
 struct r5x_wbio {
@@ -71,14 +73,50 @@ static struct bio *track_write(struct r5x_conf *conf, struct bio *bi)
 	return clone;
 }
 
+/*
+ * The member that serves slot @disk (under rcu_read_lock): its rdev, or,
+ * between spare_active and the removal of a replaced member, the
+ * replacement that is in sync already.
+ */
+static struct md_rdev *slot_member(struct r5x_conf *conf, int disk)
+{
+	struct md_rdev *rdev = rcu_dereference(conf->disks[disk].rdev);
+	struct md_rdev *repl;
+
+	if (!rdev || test_bit(Faulty, &rdev->flags)) {
+		repl = rcu_dereference(conf->disks[disk].replacement);
+		if (repl && test_bit(In_sync, &repl->flags) &&
+		    !test_bit(Faulty, &repl->flags))
+			return repl;
+	}
+	return rdev;
+}
+
 struct md_rdev *r5x_get_rdev(struct r5x_conf *conf, int disk, bool for_write)
 {
 	struct md_rdev *rdev;
 
 	rcu_read_lock();
-	rdev = rcu_dereference(conf->disks[disk].rdev);
+	rdev = slot_member(conf, disk);
 	if (rdev && (test_bit(Faulty, &rdev->flags) ||
 		     (!for_write && !test_bit(In_sync, &rdev->flags))))
+		rdev = NULL;
+	if (rdev)
+		atomic_inc(&rdev->nr_pending);
+	rcu_read_unlock();
+	return rdev;
+}
+
+/* Slot @disk's replacement, if it has a working one, with a reference. */
+struct md_rdev *r5x_get_repl(struct r5x_conf *conf, int disk)
+{
+	struct md_rdev *rdev;
+
+	rcu_read_lock();
+	rdev = rcu_dereference(conf->disks[disk].replacement);
+	/* one in sync serves the slot already (slot_member) */
+	if (rdev && (test_bit(Faulty, &rdev->flags) ||
+		     test_bit(In_sync, &rdev->flags)))
 		rdev = NULL;
 	if (rdev)
 		atomic_inc(&rdev->nr_pending);
@@ -93,7 +131,7 @@ static bool disk_unusable(struct r5x_conf *conf, int disk, bool need_in_sync)
 	bool bad;
 
 	rcu_read_lock();
-	rdev = rcu_dereference(conf->disks[disk].rdev);
+	rdev = slot_member(conf, disk);
 	bad = !rdev || test_bit(Faulty, &rdev->flags) ||
 		(need_in_sync && !test_bit(In_sync, &rdev->flags));
 	rcu_read_unlock();
@@ -113,16 +151,22 @@ bool r5x_disk_faulty(struct r5x_conf *conf, int disk)
 }
 
 /*
- * A member failed and md has not yet written that to the other members'
- * superblocks (md clears Blocked once it has): a degraded write now could
- * leave data only parity can reconstruct, on members that would still
- * assemble with the failed one after a crash.
+ * A member failed, or a bad block was logged, and md has not yet written
+ * that to the members' superblocks (md clears Blocked and
+ * MD_SB_CHANGE_PENDING once it has): a degraded write now, or the
+ * acknowledgment of a write a member missed, could leave data only parity
+ * can reconstruct, on members that would still assemble with the stale
+ * one after a crash.
  */
 bool r5x_failure_unrecorded(struct r5x_conf *conf)
 {
 	struct md_rdev *rdev;
 	bool blocked = false;
 	int i;
+
+	if (!conf->mddev->ro &&
+	    test_bit(MD_SB_CHANGE_PENDING, &conf->mddev->sb_flags))
+		return true;
 
 	rcu_read_lock();
 	for (i = 0; i < conf->geom.raid_disks && !blocked; i++) {
@@ -244,7 +288,7 @@ static void aligned_read_endio(struct bio *clone)
 	spin_lock_irqsave(&conf->lock, flags);
 	bio_list_add(&conf->retry_reads, orig);
 	spin_unlock_irqrestore(&conf->lock, flags);
-	queue_work(system_unbound_wq, &conf->retry_work);
+	queue_work(r5x_retry_wq, &conf->retry_work);
 }
 
 /* Send a read inside one chunk of a healthy member straight to it. */
@@ -455,6 +499,7 @@ static struct r5x_conf *setup_conf(struct mddev *mddev)
 	bio_list_init(&conf->retry_reads);
 	INIT_WORK(&conf->retry_work, retry_reads_work);
 	r5x_delay_init(conf);
+	conf->recovery_disabled = mddev->recovery_disabled - 1;
 	conf->tun.preread_bypass_threshold = R5X_DEF_BYPASS;
 	conf->tun.preread_batch = R5X_DEF_PREREAD_BATCH;
 	conf->tun.seq_delay_ms = R5X_DEF_SEQ_DELAY_MS;
@@ -468,7 +513,10 @@ static struct r5x_conf *setup_conf(struct mddev *mddev)
 		}
 		if (rdev->raid_disk < 0 || rdev->raid_disk >= geom.raid_disks)
 			continue;
-		RCU_INIT_POINTER(conf->disks[rdev->raid_disk].rdev, rdev);
+		if (test_bit(Replacement, &rdev->flags))
+			RCU_INIT_POINTER(conf->disks[rdev->raid_disk].replacement, rdev);
+		else
+			RCU_INIT_POINTER(conf->disks[rdev->raid_disk].rdev, rdev);
 	}
 	degraded = calc_degraded(conf);
 	if (degraded > 1) {
@@ -641,13 +689,59 @@ static bool still_degraded(struct r5x_conf *conf, int target)
 	return false;
 }
 
+/* Does @rdev still need the block at @sector (a spare or a replacement)? */
+static bool needs_block(struct md_rdev *rdev, sector_t sector)
+{
+	return rdev && !test_bit(Faulty, &rdev->flags) &&
+		!test_bit(In_sync, &rdev->flags) &&
+		rdev->recovery_offset <= sector;
+}
+
+/*
+ * What a recovery does at @sector: rebuild a spare's slot (RECOVER), or
+ * copy a slot to its replacement (REPLACE); *@target is the slot, or -1.
+ * One target per stripe: a spare goes first, and a replacement that would
+ * be passed over is failed (md would count it copied) - add it again once
+ * the rebuild is done.
+ */
+static int recovery_target(struct r5x_conf *conf, sector_t sector, int *target)
+{
+	struct md_rdev *rdev, *skipped = NULL;
+	int i, mode = R5X_SYNC_RECOVER;
+
+	rcu_read_lock();
+	for (i = 0; i < conf->geom.raid_disks; i++)
+		if (needs_block(rcu_dereference(conf->disks[i].rdev), sector))
+			*target = i;
+	for (i = 0; i < conf->geom.raid_disks; i++) {
+		rdev = rcu_dereference(conf->disks[i].replacement);
+		if (!needs_block(rdev, sector))
+			continue;
+		if (*target < 0) {
+			*target = i;
+			mode = R5X_SYNC_REPLACE;
+		} else if (!skipped) {
+			skipped = rdev;
+			atomic_inc(&rdev->nr_pending);
+		}
+	}
+	rcu_read_unlock();
+	if (skipped) {
+		pr_warn("md/raid5x:%s: a member is being rebuilt: replacement %pg abandoned\n",
+			mdname(conf->mddev), skipped->bdev);
+		md_error(conf->mddev, skipped);
+		rdev_dec_pending(skipped, conf->mddev);
+	}
+	return mode;
+}
+
 static sector_t raid5x_sync_request(struct mddev *mddev, sector_t sector_nr,
 				    int *skipped)
 {
 	struct r5x_conf *conf = mddev->private;
 	sector_t max_sector = mddev->dev_sectors;
 	struct r5x_stripe *sh;
-	int i, mode, target = -1;
+	int mode, target = -1;
 
 	if (sector_nr >= max_sector) {
 		if (mddev->bitmap) {
@@ -671,17 +765,7 @@ static sector_t raid5x_sync_request(struct mddev *mddev, sector_t sector_nr,
 		else
 			mode = R5X_SYNC_RESYNC;
 	} else {
-		mode = R5X_SYNC_RECOVER;
-		rcu_read_lock();
-		for (i = 0; i < conf->geom.raid_disks; i++) {
-			struct md_rdev *rdev = rcu_dereference(conf->disks[i].rdev);
-
-			if (rdev && !test_bit(Faulty, &rdev->flags) &&
-			    !test_bit(In_sync, &rdev->flags) &&
-			    rdev->recovery_offset <= sector_nr)
-				target = i;
-		}
-		rcu_read_unlock();
+		mode = recovery_target(conf, sector_nr, &target);
 		if (target < 0) {
 			*skipped = 1;
 			return max_sector - sector_nr;
@@ -716,69 +800,127 @@ static sector_t raid5x_sync_request(struct mddev *mddev, sector_t sector_nr,
 }
 
 /*
- * `mdadm --replace` (md's want_replacement) needs a second member per slot
- * while the copy runs, which raid5x does not have: say so and drop the
- * request rather than leave it pending forever.  Add a spare and fail the
- * member instead.
+ * No free slot: @rdev becomes the replacement of a member md was asked to
+ * replace (mdadm --replace sets WantReplacement), among slots @first to
+ * @last.  Only while every member is in sync: a rebuild and a copy do not
+ * run side by side (recovery_target).
  */
-static void refuse_replacement(struct r5x_conf *conf)
+static int add_replacement(struct r5x_conf *conf, struct md_rdev *rdev,
+			   int first, int last)
 {
-	struct md_rdev *rdev;
+	struct md_rdev *old;
 	int i;
 
-	for (i = 0; i < conf->geom.raid_disks; i++) {
-		rdev = rcu_dereference_protected(conf->disks[i].rdev, 1);
-		if (rdev && test_and_clear_bit(WantReplacement, &rdev->flags))
-			pr_warn("md/raid5x:%s: cannot replace %pg in place (not supported): fail it to rebuild onto a spare\n",
-				mdname(conf->mddev), rdev->bdev);
+	if (conf->mddev->degraded)
+		return -EBUSY;
+	for (i = first; i <= last; i++) {
+		old = rcu_access_pointer(conf->disks[i].rdev);
+		if (!old || !test_bit(WantReplacement, &old->flags) ||
+		    rcu_access_pointer(conf->disks[i].replacement))
+			continue;
+		clear_bit(In_sync, &rdev->flags);
+		set_bit(Replacement, &rdev->flags);
+		rdev->raid_disk = i;
+		rdev->recovery_offset = 0;
+		conf->fullsync = true;
+		rcu_assign_pointer(conf->disks[i].replacement, rdev);
+		r5x_pr(conf, info, "%pg replaces %pg in slot %d\n", rdev->bdev,
+		       old->bdev, i);
+		return 0;
 	}
+	return -EEXIST;
 }
 
 /*
- * A spare takes a free slot; a member re-added (md's saved_raid_disk) gets
+ * A spare takes a free slot (the one userspace asked for in
+ * rdev->raid_disk, if any); a member re-added (md's saved_raid_disk) gets
  * its old one back, and with a bitmap only the regions written while it was
  * away are rebuilt.  Any other spare makes the next recovery a full one.
+ * Refused while recovery is disabled (a bad-block log was full) and when
+ * too many members are missing for a rebuild to help.
  */
 static int raid5x_hot_add(struct mddev *mddev, struct md_rdev *rdev)
 {
 	struct r5x_conf *conf = mddev->private;
 	int i, slot = -1, old = rdev->saved_raid_disk;
+	int first = 0, last = conf->geom.raid_disks - 1;
 
-	if (old >= 0 && old < conf->geom.raid_disks &&
+	if (mddev->recovery_disabled == conf->recovery_disabled)
+		return -EBUSY;
+	if (old < 0 && mddev->degraded > 1)
+		return -EINVAL;
+	if (rdev->raid_disk >= 0) {
+		if (rdev->raid_disk > last)
+			return -EINVAL;
+		first = rdev->raid_disk;
+		last = first;
+	}
+	if (old >= first && old <= last &&
 	    !rcu_access_pointer(conf->disks[old].rdev))
 		slot = old;
-	for (i = 0; slot < 0 && i < conf->geom.raid_disks; i++)
+	for (i = first; slot < 0 && i <= last; i++)
 		if (!rcu_access_pointer(conf->disks[i].rdev))
 			slot = i;
-	if (slot < 0) {
-		refuse_replacement(conf);
-		return -EEXIST;
-	}
+	if (slot < 0)
+		return add_replacement(conf, rdev, first, last);
 	if (slot != old)
 		conf->fullsync = true;
+	clear_bit(In_sync, &rdev->flags);
 	rdev->raid_disk = slot;
 	rdev->recovery_offset = 0;
 	rcu_assign_pointer(conf->disks[slot].rdev, rdev);
 	return 0;
 }
 
+/*
+ * Remove @rdev from its slot (md asks for members that are faulty or not
+ * in sync).  A replacement in sync moves into the slot of the member it
+ * replaced once that one is removed.
+ */
 static int raid5x_hot_remove(struct mddev *mddev, struct md_rdev *rdev)
 {
 	struct r5x_conf *conf = mddev->private;
 	int i = rdev->raid_disk;
+	struct md_rdev __rcu **slot;
+	struct md_rdev *repl;
+	struct r5x_disk *d;
 
-	if (i < 0 || i >= conf->geom.raid_disks ||
-	    rcu_access_pointer(conf->disks[i].rdev) != rdev)
+	if (i < 0 || i >= conf->geom.raid_disks)
+		return 0;
+	d = &conf->disks[i];
+	if (rcu_access_pointer(d->rdev) == rdev)
+		slot = &d->rdev;
+	else if (rcu_access_pointer(d->replacement) == rdev)
+		slot = &d->replacement;
+	else
 		return 0;
 	if (test_bit(In_sync, &rdev->flags) && !test_bit(Faulty, &rdev->flags))
 		return -EBUSY;
 	if (atomic_read(&rdev->nr_pending))
 		return -EBUSY;
-	RCU_INIT_POINTER(conf->disks[i].rdev, NULL);
+	/*
+	 * A working member being rebuilt stays, with its recovery_offset:
+	 * an interrupted recovery (sync_action idle, a check requested, the
+	 * array stopped) resumes there.  Unless recovery cannot go on.
+	 */
+	if (!test_bit(Faulty, &rdev->flags) &&
+	    mddev->recovery_disabled != conf->recovery_disabled &&
+	    mddev->degraded <= 1)
+		return -EBUSY;
+	RCU_INIT_POINTER(*slot, NULL);
 	synchronize_rcu();
 	if (atomic_read(&rdev->nr_pending)) {
-		rcu_assign_pointer(conf->disks[i].rdev, rdev);
+		rcu_assign_pointer(*slot, rdev);
 		return -EBUSY;
+	}
+	clear_bit(WantReplacement, &rdev->flags);
+	repl = rcu_access_pointer(d->replacement);
+	if (slot == &d->rdev && repl) {
+		/* readers may see the replacement in both places, never in none */
+		rcu_assign_pointer(d->rdev, repl);
+		clear_bit(Replacement, &repl->flags);
+		synchronize_rcu();
+		RCU_INIT_POINTER(d->replacement, NULL);
 	}
 	return 0;
 }
@@ -791,10 +933,22 @@ static int raid5x_spare_active(struct mddev *mddev)
 
 	for (i = 0; i < conf->geom.raid_disks; i++) {
 		struct md_rdev *rdev = rcu_access_pointer(conf->disks[i].rdev);
+		struct md_rdev *repl = rcu_access_pointer(conf->disks[i].replacement);
 
-		if (rdev && rdev->recovery_offset == MaxSector &&
-		    !test_bit(Faulty, &rdev->flags) &&
-		    !test_and_set_bit(In_sync, &rdev->flags)) {
+		if (repl && repl->recovery_offset == MaxSector &&
+		    !test_bit(Faulty, &repl->flags) &&
+		    !test_and_set_bit(In_sync, &repl->flags)) {
+			/* copied: the replaced member goes (never re-added) */
+			if (!rdev || !test_and_clear_bit(In_sync, &rdev->flags))
+				count++;
+			if (rdev) {
+				set_bit(Faulty, &rdev->flags);
+				sysfs_notify_dirent_safe(rdev->sysfs_state);
+			}
+			sysfs_notify_dirent_safe(repl->sysfs_state);
+		} else if (rdev && rdev->recovery_offset == MaxSector &&
+			   !test_bit(Faulty, &rdev->flags) &&
+			   !test_and_set_bit(In_sync, &rdev->flags)) {
 			count++;
 			sysfs_notify_dirent_safe(rdev->sysfs_state);
 		}
@@ -881,9 +1035,14 @@ static int __init raid5x_init(void)
 	err = r5x_bref_pool_init();
 	if (err)
 		goto out_wbioset;
+	r5x_retry_wq = alloc_workqueue("raid5x_retry", WQ_MEM_RECLAIM | WQ_UNBOUND, 0);
+	if (!r5x_retry_wq) {
+		err = -ENOMEM;
+		goto out_pool;
+	}
 	err = register_md_personality(&raid5x_personality);
 	if (err)
-		goto out_pool;
+		goto out_wq;
 	if (claim_raid5) {
 		err = register_md_personality(&raid5x_claim_personality);
 		if (err)
@@ -893,6 +1052,8 @@ static int __init raid5x_init(void)
 	return 0;
 out_pers:
 	unregister_md_personality(&raid5x_personality);
+out_wq:
+	destroy_workqueue(r5x_retry_wq);
 out_pool:
 	r5x_bref_pool_exit();
 out_wbioset:
@@ -907,6 +1068,7 @@ static void __exit raid5x_exit(void)
 	if (claim_raid5)
 		unregister_md_personality(&raid5x_claim_personality);
 	unregister_md_personality(&raid5x_personality);
+	destroy_workqueue(r5x_retry_wq);
 	r5x_bref_pool_exit();
 	bioset_exit(&r5x_wbio_set);
 	bioset_exit(&r5x_aread_set);

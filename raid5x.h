@@ -29,6 +29,12 @@
  *            flight; new bios may still queue on towrite meanwhile
  *   -> back to QUEUED (more bios) or IDLE when the last I/O completes.
  *
+ * One member I/O per page at a time (R5X_DEV_LOCKED): raid5xd plans only
+ * when none is in flight, and a pass that reads members writes none.
+ * A write that failed on a member (R5X_DEV_WERR, BADWRITE) or that a
+ * failed member missed is acknowledged only once md has recorded the bad
+ * block or the failure in the superblocks (the stripe waits on sb_wait).
+ *
  * Transitions: QUEUED->READING/WRITING and completions of bios happen in
  * raid5xd (process context).  Member I/O completion (irq context) only
  * updates per-dev flags and releases the I/O's reference with
@@ -51,6 +57,21 @@
  *   the plug's own list through the same node while holding a reference.
  *   Only stripe_cache.c moves stripes between lists, under conf->lock.
  *
+ * MEMBER FAULTS (md's raid5 rules, see stripe_handle.c)
+ *
+ *   read error, block rebuildable: rebuilt from parity, written back
+ *     (R5X_DEV_READERR/REWRITE), member kept up to max_read_errors;
+ *   read error, not rebuildable (another member missing): the block goes
+ *     into the member's bad-block log and the request fails; a recovery
+ *     marks the block bad on the member it rebuilds and goes on;
+ *   write error: the block goes into the bad-block log (member kept),
+ *     else the member is failed; writes it missed are acknowledged only
+ *     once md has recorded that (sb_wait);
+ *   a spare being rebuilt, or a replacement being copied, keeps its slot
+ *     and recovery_offset when the recovery is interrupted;
+ *   a bad-block log that cannot take a block disables recovery
+ *     (conf->recovery_disabled, md's convention).
+ *
  * LOCKING
  *
  *   conf->lock (spinlock, irq-safe: I/O completion releases stripes)
@@ -63,7 +84,8 @@
  *     while planning); sh->lock is never taken under conf->lock.
  *   mddev->reconfig_mutex (md's) is held by md around run/free/takeover and
  *     sysfs stores that resize the cache; it is taken before conf->lock.
- *   RCU protects conf->disks[].rdev, as in md.
+ *   RCU protects conf->disks[].rdev and .replacement, as in md; md calls
+ *   hot_add/hot_remove/spare_active under reconfig_mutex, one at a time.
  */
 #ifndef RAID5X_H
 #define RAID5X_H
@@ -81,6 +103,10 @@
 #include "delay_policy.h"
 
 #define R5X_STRIPE_SIZE		PAGE_SIZE
+/* a page's sector mask (r5x_dev.wmask) is 8 bits: 4 KiB pages only */
+#if PAGE_SHIFT != 12
+#error "raid5x supports 4 KiB pages only (this kernel's PAGE_SIZE is larger)"
+#endif
 #define R5X_STRIPE_SECTORS	(R5X_STRIPE_SIZE >> 9)
 #define R5X_MAX_DISKS		32	/* members, parity included */
 
@@ -100,6 +126,11 @@ enum r5x_dev_flags {
 				/* from the others, then write it back */
 	R5X_DEV_REWRITE,	/* that write-back is in flight */
 	R5X_DEV_REWRITTEN,	/* it succeeded: clear md's bad-block entry */
+	R5X_DEV_WERR,		/* member write failed (irq): raid5xd records */
+				/* a bad block or fails the member */
+	R5X_DEV_BADWRITE,	/* ... done: the member's copy is stale; the */
+				/* array writes wait until md recorded it */
+	R5X_DEV_REPLONLY,	/* next write goes to the replacement only */
 };
 
 /*
@@ -121,7 +152,9 @@ struct r5x_blist {
 struct r5x_dev {
 	struct page *page;	/* the cached block */
 	struct bio *req;	/* member I/O, one inline segment (bio_kmalloc) */
+	struct bio *rreq;	/* the same write to the slot's replacement */
 	struct md_rdev *rdev;	/* member of the I/O in flight */
+	struct md_rdev *rrdev;	/* replacement of the rreq in flight */
 	struct r5x_blist toread; /* array reads waiting for this page */
 	struct r5x_blist towrite; /* array writes not yet drained */
 	struct r5x_blist written; /* drained writes, member write in flight */
@@ -170,10 +203,18 @@ enum r5x_sync_mode {
 	R5X_SYNC_CHECK,		/* compare parity, count mismatches */
 	R5X_SYNC_REPAIR,	/* compare, count, rewrite bad parity */
 	R5X_SYNC_RECOVER,	/* rebuild sync_target from the others */
+	R5X_SYNC_REPLACE,	/* copy slot sync_target to its replacement */
 };
 
+/*
+ * One slot.  @replacement (mdadm --replace) receives every write to the
+ * slot and a copy of the rest by recovery (R5X_SYNC_REPLACE); it is never
+ * read.  Once in sync it takes the slot: spare_active fails @rdev, and its
+ * removal moves @replacement into @rdev.
+ */
 struct r5x_disk {
 	struct md_rdev __rcu *rdev;
+	struct md_rdev __rcu *replacement;
 };
 
 /* Tunables, all validated by sysfs.c; see README for ranges. */
@@ -204,6 +245,7 @@ struct r5x_conf {
 	int preread_active;		/* PREREAD_ACTIVE from the delayed list */
 	int bypass_count;		/* hold stripes passed by handle stripes */
 	int quiesce;			/* 0, 1 = quiescing (no new stripes), 2 = quiet */
+	int recovery_disabled;		/* == mddev's: recovery cannot go on */
 	int waiters;			/* sleeping in get_stripe() */
 	struct kmem_cache *slab;
 	char slab_name[32];
@@ -250,6 +292,7 @@ extern struct md_personality raid5x_personality;
 bool r5x_is_ours(struct mddev *mddev);
 void r5x_bio_done(struct r5x_conf *conf, struct bio *bi, bool write);
 struct md_rdev *r5x_get_rdev(struct r5x_conf *conf, int disk, bool for_write);
+struct md_rdev *r5x_get_repl(struct r5x_conf *conf, int disk);
 bool r5x_disk_failed(struct r5x_conf *conf, int disk);
 bool r5x_disk_faulty(struct r5x_conf *conf, int disk);
 bool r5x_failure_unrecorded(struct r5x_conf *conf);

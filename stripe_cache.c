@@ -41,6 +41,7 @@ static void free_stripe(struct r5x_conf *conf, struct r5x_stripe *sh)
 		if (sh->dev[i].page)
 			put_page(sh->dev[i].page);
 		kfree(sh->dev[i].req);
+		kfree(sh->dev[i].rreq);
 	}
 	kmem_cache_free(conf->slab, sh);
 }
@@ -60,7 +61,8 @@ static struct r5x_stripe *alloc_stripe(struct r5x_conf *conf, gfp_t gfp)
 	for (i = 0; i < conf->geom.raid_disks; i++) {
 		sh->dev[i].page = alloc_page(gfp);
 		sh->dev[i].req = bio_kmalloc(1, gfp);
-		if (!sh->dev[i].page || !sh->dev[i].req) {
+		sh->dev[i].rreq = bio_kmalloc(1, gfp);
+		if (!sh->dev[i].page || !sh->dev[i].req || !sh->dev[i].rreq) {
 			free_stripe(conf, sh);
 			return NULL;
 		}
@@ -154,7 +156,9 @@ void r5x_cache_shrink(struct r5x_conf *conf)
 
 /*
  * Set stripe_cache_size.  Growing allocates now; shrinking frees idle
- * stripes now and the rest as they go idle (raid5xd calls shrink).
+ * stripes now and the rest as they go idle (raid5xd calls shrink).  A
+ * grow that runs out of memory keeps what it got: stripe_cache_size then
+ * says how many stripes there are, and -ENOMEM is returned.
  */
 int r5x_cache_resize(struct r5x_conf *conf, int nr)
 {
@@ -162,16 +166,23 @@ int r5x_cache_resize(struct r5x_conf *conf, int nr)
 
 	if (nr < R5X_MIN_STRIPES || nr > R5X_MAX_STRIPES)
 		return -EINVAL;
+	/* GFP_KERNEL reclaim may write to this array: let md mark it dirty */
+	md_allow_write(conf->mddev);
 	spin_lock_irq(&conf->lock);
 	grow = nr - conf->nr_stripes;
-	conf->max_nr_stripes = nr;
+	if (grow <= 0)
+		conf->max_nr_stripes = nr;
 	if (conf->tun.preread_bypass_threshold > nr)
 		conf->tun.preread_bypass_threshold = nr;
 	spin_unlock_irq(&conf->lock);
-	if (grow > 0)
+	if (grow > 0) {
 		err = grow_stripes(conf, grow);
-	else
+		spin_lock_irq(&conf->lock);
+		conf->max_nr_stripes = err ? conf->nr_stripes : nr;
+		spin_unlock_irq(&conf->lock);
+	} else {
 		r5x_cache_shrink(conf);
+	}
 	wake_up(&conf->wait_for_stripe);
 	return err;
 }

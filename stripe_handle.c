@@ -4,8 +4,14 @@
  *
  * handle_stripe() looks at one stripe with no member I/O in flight and
  * decides, in this order:
- *   1. complete array writes whose member writes finished;
- *   2. fail every bio if more than one member is unusable;
+ *   0. record failed member writes (md's bad-block log, else fail the
+ *      member) and forget a failure of a member that has been replaced;
+ *   1. complete array writes whose member writes finished, unless one of
+ *      them failed and md has not yet recorded that on disk (then the
+ *      stripe waits on sb_wait: an acknowledged write must survive a crash);
+ *   2. fail every bio if more than one member is unusable; unreadable
+ *      blocks are recorded as bad, and a recovery marks the stripe bad on
+ *      the member it rebuilds and goes on (raid5's rule);
  *   3. plan (under sh->lock, against concurrent bio attaches):
  *      - reads: serve from uptodate pages, read the member, or reconstruct
  *        a failed member's block from all the others;
@@ -19,6 +25,8 @@
  *        the reads from it and write it back to the member; writes and
  *        sync requests wait for the write-back to finish;
  *   4. outside the lock: reconstruct, copy, compute parity, submit I/O.
+ * A pass that reads a member never also writes one: the writes wait for
+ * the next pass, so no page has two member I/Os (R5X_DEV_LOCKED).
  * Pages are only touched here and by member I/O, never by submitters, so
  * no lock is needed for their contents.
  */
@@ -319,6 +327,24 @@ static bool rmw_allowed(struct r5x_stripe *sh)
 		sh->conf->mddev->recovery_cp == MaxSector;
 }
 
+/*
+ * With @failed members unusable for @sh, must its writes wait until md has
+ * recorded a failure (or a bad block) in the superblocks?  Not while
+ * quiescing: md holds the array's lock then and writes the superblock
+ * only once the quiesce is over (mdadm --stop).
+ */
+static bool wait_for_record(struct r5x_stripe *sh, int failed)
+{
+	struct r5x_conf *conf = sh->conf;
+
+	if (!failed || READ_ONCE(conf->quiesce) || !r5x_failure_unrecorded(conf))
+		return false;
+	set_bit(R5X_STRIPE_SB_WAIT, &sh->state);
+	set_bit(R5X_STRIPE_HANDLE, &sh->state);
+	r5x_count(conf, sb_waits, 1);
+	return true;
+}
+
 static void drain_writes(struct r5x_stripe *sh, struct r5x_plan *p)
 {
 	int i;
@@ -359,16 +385,15 @@ static void plan_writes(struct r5x_stripe *sh, struct r5x_plan *p)
 	}
 	if (!has_write)
 		return;
-	if (p->failed && !READ_ONCE(conf->quiesce) && r5x_failure_unrecorded(conf)) {
-		/*
-		 * md must record the failure before we write degraded; not
-		 * under quiesce: md holds the array's lock and writes the
-		 * superblock only after the quiesce (mdadm --stop)
-		 */
-		set_bit(R5X_STRIPE_SB_WAIT, &sh->state);
-		set_bit(R5X_STRIPE_HANDLE, &sh->state);
+	/* md must record a failure before we write degraded */
+	if (wait_for_record(sh, p->failed))
 		return;
-	}
+	/*
+	 * One member I/O per page: a pass that reads (for queued array
+	 * reads) writes nothing; the reads' completion brings us back.
+	 */
+	if (p->want_read)
+		return;
 	/*
 	 * A parity member being rebuilt cannot be read but must be written:
 	 * recovery may already have passed this stripe.  Reconstruct-write
@@ -404,10 +429,15 @@ static void plan_writes(struct r5x_stripe *sh, struct r5x_plan *p)
 	drain_writes(sh, p);
 }
 
-/* Resync/check/recovery: wait until all blocks are present, then act. */
+/*
+ * Resync/check/recovery: wait until all blocks are present, then act.
+ * A replacement copy needs only its slot's block (read, or rebuilt from
+ * the others when the slot's member cannot be read).
+ */
 static void plan_sync(struct r5x_stripe *sh, struct r5x_plan *p)
 {
-	int skip = sh->sync_mode == R5X_SYNC_RECOVER ? sh->sync_target : -1;
+	int t = sh->sync_target;
+	int skip = sh->sync_mode == R5X_SYNC_RECOVER ? t : -1;
 
 	/*
 	 * Queued writes go first (their own I/O brings us back).  Queued
@@ -419,8 +449,15 @@ static void plan_sync(struct r5x_stripe *sh, struct r5x_plan *p)
 	    test_bit(R5X_STRIPE_SYNC_WRITING, &sh->state) ||
 	    bios_queued(sh, false))
 		return;
+	if (sh->sync_mode == R5X_SYNC_REPLACE && !dev_failed(sh, t)) {
+		if (dev_uptodate(sh, p, t))
+			p->sync_now = true;
+		else
+			want_read(sh, p, t);
+		return;
+	}
 	/* check what is on the members, not what the cache remembers */
-	if (sh->sync_mode != R5X_SYNC_RECOVER &&
+	if (sh->sync_mode < R5X_SYNC_RECOVER &&
 	    !test_and_set_bit(R5X_STRIPE_SYNC_FRESH, &sh->state)) {
 		int i;
 
@@ -500,6 +537,15 @@ static unsigned long run_sync(struct r5x_stripe *sh, struct r5x_plan *p)
 	int pd = sh->pd_idx;
 
 	r5x_count(conf, sync_stripes, 1);
+	if (sh->sync_mode == R5X_SYNC_REPLACE) {
+		struct r5x_dev *dev = &sh->dev[sh->sync_target];
+
+		if (!test_bit(R5X_DEV_UPTODATE, &dev->flags))
+			compute_block(sh, sh->sync_target);
+		set_bit(R5X_DEV_SYNCIO, &dev->flags);
+		set_bit(R5X_DEV_REPLONLY, &dev->flags);
+		return BIT(sh->sync_target);
+	}
 	if (sh->sync_mode == R5X_SYNC_RECOVER) {
 		compute_block(sh, sh->sync_target);
 		set_bit(R5X_DEV_SYNCIO, &sh->dev[sh->sync_target].flags);
@@ -574,6 +620,23 @@ static void rewrite_done(struct r5x_stripe *sh, struct r5x_dev *dev,
 	clear_bit(R5X_DEV_READERR, &dev->flags);
 }
 
+/* The write to a slot's replacement finished. */
+static void end_repl_io(struct r5x_stripe *sh, struct r5x_dev *dev,
+			struct bio *bio)
+{
+	struct r5x_conf *conf = sh->conf;
+	struct md_rdev *rrdev = dev->rrdev;
+
+	if (bio->bi_status) {
+		/* no bad-block log on a replacement: it is failed (raid5) */
+		r5x_count(conf, io_errors, 1);
+		md_error(conf->mddev, rrdev);
+	}
+	bio_uninit(bio);
+	dev->rrdev = NULL;
+	rdev_dec_pending(rrdev, conf->mddev);
+}
+
 static void end_member_io(struct bio *bio)
 {
 	struct r5x_stripe *sh = bio->bi_private;
@@ -581,16 +644,22 @@ static void end_member_io(struct bio *bio)
 	struct r5x_conf *conf = sh->conf;
 	struct md_rdev *rdev;
 
-	while (dev->req != bio)
+	while (dev->req != bio && dev->rreq != bio)
 		dev++;
+	if (bio == dev->rreq) {
+		end_repl_io(sh, dev, bio);
+		goto out;
+	}
 	rdev = dev->rdev;
 	if (bio->bi_status) {
 		r5x_count(conf, io_errors, 1);
 		if (bio_op(bio) == REQ_OP_READ) {
 			read_failed(sh, dev, rdev);
 		} else {
-			md_error(conf->mddev, rdev);
-			/* a failed write-back: the member is failed now */
+			/* raid5xd records it (write_failed) */
+			set_bit(WriteErrorSeen, &rdev->flags);
+			set_bit(R5X_DEV_WERR, &dev->flags);
+			/* a failed write-back: the block stays bad */
 			if (test_and_clear_bit(R5X_DEV_REWRITE, &dev->flags))
 				clear_bit(R5X_DEV_READERR, &dev->flags);
 		}
@@ -603,9 +672,68 @@ static void end_member_io(struct bio *bio)
 	dev->rdev = NULL;
 	rdev_dec_pending(rdev, conf->mddev);
 	clear_bit(R5X_DEV_LOCKED, &dev->flags);
+out:
 	if (atomic_dec_and_test(&sh->io_pending))
 		set_bit(R5X_STRIPE_HANDLE, &sh->state);
 	r5x_release_stripe(sh);
+}
+
+/*
+ * A write to a block of @rdev that md lists as bad after a write error
+ * there: do not try again (raid5's rule), the block stays bad and the
+ * stripe's writes are acknowledged once the entry is on disk.
+ */
+static bool skip_bad_write(struct r5x_stripe *sh, struct r5x_dev *dev,
+			   struct md_rdev *rdev)
+{
+	sector_t first_bad;
+	int bad_sectors;
+
+	if (!test_bit(WriteErrorSeen, &rdev->flags) ||
+	    !is_badblock(rdev, sh->sector, R5X_STRIPE_SECTORS, &first_bad,
+			 &bad_sectors))
+		return false;
+	set_bit(R5X_DEV_BADWRITE, &dev->flags);
+	if (test_and_clear_bit(R5X_DEV_READERR, &dev->flags))
+		clear_bit(R5X_DEV_REWRITE, &dev->flags);
+	rdev_dec_pending(rdev, sh->conf->mddev);
+	return true;
+}
+
+/* Set up @bio for @dev's page at member @rdev and send it. */
+static void send_page(struct r5x_stripe *sh, struct r5x_dev *dev,
+		      struct bio *bio, struct md_rdev *rdev, blk_opf_t opf,
+		      bool sync)
+{
+	atomic_inc(&sh->io_pending);
+	atomic_inc(&sh->count);
+	bio_init(bio, rdev->bdev, bio->bi_inline_vecs, 1, opf);
+	bio->bi_iter.bi_sector = sh->sector + rdev->data_offset;
+	__bio_add_page(bio, dev->page, R5X_STRIPE_SIZE, 0);
+	bio->bi_end_io = end_member_io;
+	bio->bi_private = sh;
+	if (sync)
+		md_sync_acct(rdev->bdev, R5X_STRIPE_SECTORS);
+	if (op_is_write(opf))
+		r5x_count(sh->conf, write_blocks, 1);
+	submit_bio_noacct(bio);
+}
+
+/* Every write to a slot goes to its replacement too, if it has one. */
+static void submit_repl_write(struct r5x_stripe *sh, int i, blk_opf_t opf,
+			      bool sync)
+{
+	struct r5x_dev *dev = &sh->dev[i];
+	struct md_rdev *rrdev = r5x_get_repl(sh->conf, i);
+
+	if (!rrdev)
+		return;
+	if (WARN_ON_ONCE(dev->rrdev)) {
+		rdev_dec_pending(rrdev, sh->conf->mddev);
+		return;
+	}
+	dev->rrdev = rrdev;
+	send_page(sh, dev, dev->rreq, rrdev, opf, sync);
 }
 
 static void submit_member_io(struct r5x_stripe *sh, int i, blk_opf_t opf)
@@ -613,8 +741,17 @@ static void submit_member_io(struct r5x_stripe *sh, int i, blk_opf_t opf)
 	struct r5x_conf *conf = sh->conf;
 	struct r5x_dev *dev = &sh->dev[i];
 	bool sync = test_and_clear_bit(R5X_DEV_SYNCIO, &dev->flags);
-	struct md_rdev *rdev = r5x_get_rdev(conf, i, op_is_write(opf));
+	struct md_rdev *rdev;
 
+	/* handle_stripe runs with no I/O in flight and plans one per page */
+	if (WARN_ON_ONCE(test_bit(R5X_DEV_LOCKED, &dev->flags)))
+		return;
+	if (op_is_write(opf)) {
+		submit_repl_write(sh, i, opf, sync);
+		if (test_and_clear_bit(R5X_DEV_REPLONLY, &dev->flags))
+			return;
+	}
+	rdev = r5x_get_rdev(conf, i, op_is_write(opf));
 	if (!rdev) {
 		/* member went away since planning: re-plan reads without it */
 		clear_bit(R5X_DEV_READERR, &dev->flags);
@@ -637,22 +774,15 @@ static void submit_member_io(struct r5x_stripe *sh, int i, blk_opf_t opf)
 			return;
 		}
 	}
+	if (op_is_write(opf) && skip_bad_write(sh, dev, rdev)) {
+		set_bit(R5X_STRIPE_HANDLE, &sh->state);
+		return;
+	}
 	if (op_is_write(opf) && test_bit(R5X_DEV_READERR, &dev->flags))
 		set_bit(R5X_DEV_REWRITE, &dev->flags);
 	dev->rdev = rdev;
 	set_bit(R5X_DEV_LOCKED, &dev->flags);
-	atomic_inc(&sh->io_pending);
-	atomic_inc(&sh->count);
-	bio_init(dev->req, rdev->bdev, dev->req->bi_inline_vecs, 1, opf);
-	dev->req->bi_iter.bi_sector = sh->sector + rdev->data_offset;
-	__bio_add_page(dev->req, dev->page, R5X_STRIPE_SIZE, 0);
-	dev->req->bi_end_io = end_member_io;
-	dev->req->bi_private = sh;
-	if (sync)
-		md_sync_acct(rdev->bdev, R5X_STRIPE_SECTORS);
-	if (op_is_write(opf))
-		r5x_count(conf, write_blocks, 1);
-	submit_bio_noacct(dev->req);
+	send_page(sh, dev, dev->req, rdev, opf, sync);
 }
 
 static void submit_io(struct r5x_stripe *sh, unsigned long reads,
@@ -673,37 +803,63 @@ static void submit_io(struct r5x_stripe *sh, unsigned long reads,
 		set_bit(R5X_STRIPE_HANDLE, &sh->state);
 }
 
-/* Member writes of drained bios are done: complete the array writes. */
 /*
- * @failed members are unusable now: more than one fails the writes; any
- * keeps the bitmap region dirty (the member that missed it needs a resync).
+ * Member writes of drained bios are done: complete the array writes.
+ * @failed members are unusable now; a page whose member write failed
+ * (R5X_DEV_BADWRITE) counts too: more than one fails the writes; any keeps
+ * the bitmap region dirty (the member that missed it needs a resync) and
+ * holds the completions back until md has recorded the failure, as
+ * raid5 does: acknowledged before that, a crash would assemble the stale
+ * member as in sync and resync would compute parity from its old data.
+ * Returns false if the stripe waits for that.
  */
-static void finish_writes(struct r5x_stripe *sh, int failed)
+static bool finish_writes(struct r5x_stripe *sh, int failed)
 {
 	struct r5x_conf *conf = sh->conf;
 	bool any = false;
 	int i;
 
 	for (i = 0; i < conf->geom.raid_disks; i++) {
+		if (test_bit(R5X_DEV_BADWRITE, &sh->dev[i].flags) &&
+		    !dev_failed(sh, i))
+			failed++;
+		any |= !blist_empty(&sh->dev[i].written);
+	}
+	if (any && wait_for_record(sh, failed))
+		return false;
+	for (i = 0; i < conf->geom.raid_disks; i++) {
 		struct r5x_dev *dev = &sh->dev[i];
 
+		clear_bit(R5X_DEV_BADWRITE, &dev->flags);
 		if (blist_empty(&dev->written))
 			continue;
 		complete_blist(sh, &dev->written, true,
 			       failed > 1 ? BLK_STS_IOERR : 0, NULL, 0, !failed);
-		any = true;
 	}
 	if (any)
 		r5x_preread_done(conf, sh);
+	return true;
 }
 
 /* A sync request's member writes are done. */
 static void finish_sync_write(struct r5x_stripe *sh)
 {
-	int t = sh->sync_mode == R5X_SYNC_RECOVER ? sh->sync_target : sh->pd_idx;
+	struct r5x_conf *conf = sh->conf;
+	int t = sh->sync_mode >= R5X_SYNC_RECOVER ? sh->sync_target : sh->pd_idx;
+	struct md_rdev *rrdev;
+	bool ok;
 
-	if (test_and_clear_bit(R5X_STRIPE_SYNC_WRITING, &sh->state))
-		finish_sync(sh, !r5x_disk_faulty(sh->conf, t));
+	if (!test_and_clear_bit(R5X_STRIPE_SYNC_WRITING, &sh->state))
+		return;
+	if (sh->sync_mode == R5X_SYNC_REPLACE) {
+		rrdev = r5x_get_repl(conf, t);
+		ok = rrdev;
+		if (rrdev)
+			rdev_dec_pending(rrdev, conf->mddev);
+	} else {
+		ok = !r5x_disk_faulty(conf, t);
+	}
+	finish_sync(sh, ok);
 }
 
 /*
@@ -721,6 +877,83 @@ static void serve_reads(struct r5x_stripe *sh, int i)
 		       sh->dev[i].lsector, false);
 }
 
+/* Is the stripe at @sector listed bad on @rdev, and is that on disk? */
+static bool known_bad(struct md_rdev *rdev, sector_t sector)
+{
+	sector_t first_bad;
+	int bad_sectors;
+
+	return is_badblock(rdev, sector, R5X_STRIPE_SECTORS, &first_bad,
+			   &bad_sectors) > 0 &&
+		first_bad <= sector &&
+		first_bad + bad_sectors >= sector + R5X_STRIPE_SECTORS;
+}
+
+/*
+ * Member @i's block of @sh cannot be read and cannot be rebuilt (another
+ * member is missing too): record it in the member's bad-block log, so
+ * the member stays and later requests fail at once instead of reading
+ * it again; fail the member only if the log cannot take it.
+ */
+static void record_unreadable(struct r5x_stripe *sh, int i)
+{
+	struct r5x_conf *conf = sh->conf;
+	struct md_rdev *rdev = r5x_get_rdev(conf, i, false);
+
+	if (!rdev)
+		return;
+	if (known_bad(rdev, sh->sector)) {
+		/* already on disk in the log: nothing to record */
+	} else if (rdev_set_badblocks(rdev, sh->sector, R5X_STRIPE_SECTORS, 0)) {
+		r5x_count(conf, badblocks, 1);
+		pr_warn_ratelimited("md/raid5x:%s: unreadable block at sector %llu on %pg cannot be rebuilt: recorded as bad\n",
+				    mdname(conf->mddev),
+				    (unsigned long long)(sh->sector + rdev->data_offset),
+				    rdev->bdev);
+	} else {
+		md_error(conf->mddev, rdev);
+	}
+	rdev_dec_pending(rdev, conf->mddev);
+}
+
+/*
+ * A sync request on a stripe that cannot be rebuilt.  check/resync/repair
+ * just go on.  A recovery marks the stripe bad on every member it is
+ * rebuilding (their block stays unreadable, nothing else is lost) and goes
+ * on; if a bad-block log is full, recovery is disabled: returns false.
+ */
+static bool sync_failed_ok(struct r5x_stripe *sh)
+{
+	struct r5x_conf *conf = sh->conf;
+	bool ok = true;
+	int i;
+
+	if (sh->sync_mode < R5X_SYNC_RECOVER)
+		return true;
+	for (i = 0; i < 2 * conf->geom.raid_disks; i++) {
+		int slot = i >> 1;
+		struct md_rdev *rdev = i & 1 ? r5x_get_repl(conf, slot) :
+			r5x_get_rdev(conf, slot, true);
+
+		if (!rdev)
+			continue;
+		if (!test_bit(In_sync, &rdev->flags)) {
+			if (rdev_set_badblocks(rdev, sh->sector,
+					       R5X_STRIPE_SECTORS, 0))
+				r5x_count(conf, badblocks, 1);
+			else
+				ok = false;
+		}
+		rdev_dec_pending(rdev, conf->mddev);
+	}
+	if (!ok) {
+		r5x_pr(conf, warn,
+		       "cannot record a bad block on the member being rebuilt: recovery disabled\n");
+		conf->recovery_disabled = conf->mddev->recovery_disabled;
+	}
+	return ok;
+}
+
 /* More members failed than RAID5 survives: error out every bio. */
 static void fail_stripe(struct r5x_stripe *sh)
 {
@@ -729,22 +962,24 @@ static void fail_stripe(struct r5x_stripe *sh)
 
 	for (i = 0; i < conf->geom.raid_disks; i++) {
 		struct r5x_blist rd = {}, wr = {};
+		bool unreadable;
 
 		spin_lock(&sh->lock);
 		blist_splice(&rd, &sh->dev[i].toread);
 		blist_splice(&wr, &sh->dev[i].towrite);
 		sh->dev[i].wmask = 0;
 		clear_bit(R5X_DEV_UPTODATE, &sh->dev[i].flags);
-		/* unreadable blocks are tried again by the next request */
-		clear_bit(R5X_DEV_READERR, &sh->dev[i].flags);
+		unreadable = test_and_clear_bit(R5X_DEV_READERR, &sh->dev[i].flags);
 		spin_unlock(&sh->lock);
+		if (unreadable)
+			record_unreadable(sh, i);
 		complete_blist(sh, &rd, false, BLK_STS_IOERR, NULL, 0, false);
 		complete_blist(sh, &wr, true, BLK_STS_IOERR, NULL, 0, false);
 	}
 	clear_bit(R5X_STRIPE_DELAYED, &sh->state);
 	r5x_preread_done(conf, sh);
 	if (test_bit(R5X_STRIPE_SYNC, &sh->state))
-		finish_sync(sh, false);
+		finish_sync(sh, sync_failed_ok(sh));
 }
 
 /* Member @i's block was rewritten: it is no longer bad (if listed). */
@@ -756,6 +991,31 @@ static void clear_badblock(struct r5x_stripe *sh, int i)
 		return;
 	rdev_clear_badblocks(rdev, sh->sector, R5X_STRIPE_SECTORS, 0);
 	rdev_dec_pending(rdev, sh->conf->mddev);
+}
+
+/*
+ * A member write of @i's page failed: record the block in the member's
+ * bad-block log and keep the member (raid5's rule), or fail the member
+ * if it has no log or the log is full.  The page's data is in the parity.
+ */
+static void write_failed(struct r5x_stripe *sh, int i)
+{
+	struct r5x_conf *conf = sh->conf;
+	struct md_rdev *rdev = r5x_get_rdev(conf, i, true);
+
+	set_bit(R5X_DEV_BADWRITE, &sh->dev[i].flags);
+	if (!rdev)
+		return;
+	if (rdev_set_badblocks(rdev, sh->sector, R5X_STRIPE_SECTORS, 0)) {
+		r5x_count(conf, badblocks, 1);
+		pr_warn_ratelimited("md/raid5x:%s: write error at sector %llu on %pg: recorded as a bad block\n",
+				    mdname(conf->mddev),
+				    (unsigned long long)(sh->sector + rdev->data_offset),
+				    rdev->bdev);
+	} else {
+		md_error(conf->mddev, rdev);
+	}
+	rdev_dec_pending(rdev, conf->mddev);
 }
 
 /* Before a stripe's data writes: its bitmap bits must be on disk. */
@@ -784,14 +1044,22 @@ void r5x_handle_stripe(struct r5x_stripe *sh)
 		goto out;	/* the last completion queues us again */
 
 	for (i = 0; i < conf->geom.raid_disks; i++) {
-		if (test_and_clear_bit(R5X_DEV_REWRITTEN, &sh->dev[i].flags))
+		unsigned long *flags = &sh->dev[i].flags;
+
+		if (test_and_clear_bit(R5X_DEV_REWRITTEN, flags))
 			clear_badblock(sh, i);
+		if (test_and_clear_bit(R5X_DEV_WERR, flags))
+			write_failed(sh, i);
+		/* the member failed here was replaced and is in sync again */
+		if (test_bit(R5X_DEV_IOERR, flags) && !r5x_disk_failed(conf, i))
+			clear_bit(R5X_DEV_IOERR, flags);
 		if (dev_failed(sh, i))
 			p.failed++;
-		if (test_bit(R5X_DEV_READERR, &sh->dev[i].flags))
+		if (test_bit(R5X_DEV_READERR, flags))
 			readerr |= BIT(i);
 	}
-	finish_writes(sh, p.failed);
+	if (!finish_writes(sh, p.failed))
+		goto out;
 	finish_sync_write(sh);
 	if (p.failed > 1) {
 		fail_stripe(sh);
