@@ -54,7 +54,10 @@ static inline void r5x_bm_cond_end_sync(struct mddev *mddev, sector_t s)
 	md_bitmap_cond_end_sync(mddev->bitmap, s, false);
 }
 
-/* The sync pass ended: at its end, or aborted at @s. */
+/*
+ * The sync pass ended: at its end, or aborted at @s (the chunk it was in
+ * stays to be synced).  Either way the bitmap's sync state is closed.
+ */
 static inline void r5x_bm_close_sync(struct mddev *mddev, bool aborted,
 				     sector_t s)
 {
@@ -62,8 +65,7 @@ static inline void r5x_bm_close_sync(struct mddev *mddev, bool aborted,
 
 	if (aborted)
 		md_bitmap_end_sync(mddev->bitmap, s, &n, 1);
-	else
-		md_bitmap_close_sync(mddev->bitmap);
+	md_bitmap_close_sync(mddev->bitmap);
 }
 #else
 #define R5X_HAVE_BITMAP	0

@@ -47,7 +47,7 @@ echo "mdt: mdadm $("$T/mdadm/mdadm" --version 2>&1), kernel $(uname -r)"
 # sampler OUT: one line per level-4/5/6 array every 0.2 s:
 # "raid5x SUM_OF_COUNTERS" or "raid456 0"
 sampler() {
-	local s l
+	local s l st
 	while :; do
 		for s in /sys/block/md*/md; do
 			l=$(cat "$s/level" 2>/dev/null) || continue
@@ -58,9 +58,14 @@ sampler() {
 			if [ -e "$s/raid5x_counters" ]; then
 				echo "raid5x $(awk '$2 ~ /^[0-9]+$/ { n += $2 } END { print n + 0 }' \
 					"$s/raid5x_counters" 2>/dev/null)"
-			else
-				echo "raid456 0"
+				continue
 			fi
+			# md sets mddev->pers (array_state leaves inactive) only
+			# after pers->run, which creates raid5x's attributes: an
+			# array still starting, or stopping, is nobody's yet
+			st=$(cat "$s/array_state" 2>/dev/null) || continue
+			case $st in clear|inactive|"") continue ;; esac
+			[ -e "$s/raid5x_counters" ] || echo "raid456 0"
 		done
 		sleep 0.2
 	done >>"$1"
