@@ -328,6 +328,29 @@ static bool rmw_allowed(struct r5x_stripe *sh)
 }
 
 /*
+ * Does a member list a block of @sh as bad without that being on disk yet
+ * (external metadata: until its handler acknowledges it)?
+ */
+static bool unacked_badblock(struct r5x_stripe *sh)
+{
+	struct r5x_conf *conf = sh->conf;
+	sector_t first_bad;
+	int i, bad_sectors;
+	bool bad = false;
+
+	for (i = 0; i < conf->geom.raid_disks && !bad; i++) {
+		struct md_rdev *rdev = r5x_get_rdev(conf, i, true);
+
+		if (!rdev)
+			continue;
+		bad = is_badblock(rdev, sh->sector, R5X_STRIPE_SECTORS,
+				  &first_bad, &bad_sectors) < 0;
+		rdev_dec_pending(rdev, conf->mddev);
+	}
+	return bad;
+}
+
+/*
  * With @failed members unusable for @sh, must its writes wait until md has
  * recorded a failure (or a bad block) in the superblocks?  Not while
  * quiescing: md holds the array's lock then and writes the superblock
@@ -337,7 +360,8 @@ static bool wait_for_record(struct r5x_stripe *sh, int failed)
 {
 	struct r5x_conf *conf = sh->conf;
 
-	if (!failed || READ_ONCE(conf->quiesce) || !r5x_failure_unrecorded(conf))
+	if (!failed || READ_ONCE(conf->quiesce) ||
+	    (!r5x_failure_unrecorded(conf) && !unacked_badblock(sh)))
 		return false;
 	set_bit(R5X_STRIPE_SB_WAIT, &sh->state);
 	set_bit(R5X_STRIPE_HANDLE, &sh->state);
