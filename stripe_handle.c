@@ -901,6 +901,26 @@ static void serve_reads(struct r5x_stripe *sh, int i)
 		       sh->dev[i].lsector, false);
 }
 
+/*
+ * Record @sh's block on member @rdev in its bad-block log (@what went
+ * wrong with it), or fail the member if it has no log or the log is full.
+ */
+static void set_bad_or_fail(struct r5x_stripe *sh, struct md_rdev *rdev,
+			    const char *what)
+{
+	struct r5x_conf *conf = sh->conf;
+
+	if (!rdev_set_badblocks(rdev, sh->sector, R5X_STRIPE_SECTORS, 0)) {
+		md_error(conf->mddev, rdev);
+		return;
+	}
+	r5x_count(conf, badblocks, 1);
+	pr_warn_ratelimited("md/raid5x:%s: block at sector %llu on %pg %s: recorded as bad\n",
+			    mdname(conf->mddev),
+			    (unsigned long long)(sh->sector + rdev->data_offset),
+			    rdev->bdev, what);
+}
+
 /* Is the stripe at @sector listed bad on @rdev, and is that on disk? */
 static bool known_bad(struct md_rdev *rdev, sector_t sector)
 {
@@ -926,17 +946,9 @@ static void record_unreadable(struct r5x_stripe *sh, int i)
 
 	if (!rdev)
 		return;
-	if (known_bad(rdev, sh->sector)) {
-		/* already on disk in the log: nothing to record */
-	} else if (rdev_set_badblocks(rdev, sh->sector, R5X_STRIPE_SECTORS, 0)) {
-		r5x_count(conf, badblocks, 1);
-		pr_warn_ratelimited("md/raid5x:%s: unreadable block at sector %llu on %pg cannot be rebuilt: recorded as bad\n",
-				    mdname(conf->mddev),
-				    (unsigned long long)(sh->sector + rdev->data_offset),
-				    rdev->bdev);
-	} else {
-		md_error(conf->mddev, rdev);
-	}
+	/* already on disk in the log: nothing to record */
+	if (!known_bad(rdev, sh->sector))
+		set_bad_or_fail(sh, rdev, "unreadable and not rebuildable");
 	rdev_dec_pending(rdev, conf->mddev);
 }
 
@@ -1030,15 +1042,7 @@ static void write_failed(struct r5x_stripe *sh, int i)
 	set_bit(R5X_DEV_BADWRITE, &sh->dev[i].flags);
 	if (!rdev)
 		return;
-	if (rdev_set_badblocks(rdev, sh->sector, R5X_STRIPE_SECTORS, 0)) {
-		r5x_count(conf, badblocks, 1);
-		pr_warn_ratelimited("md/raid5x:%s: write error at sector %llu on %pg: recorded as a bad block\n",
-				    mdname(conf->mddev),
-				    (unsigned long long)(sh->sector + rdev->data_offset),
-				    rdev->bdev);
-	} else {
-		md_error(conf->mddev, rdev);
-	}
+	set_bad_or_fail(sh, rdev, "could not be written");
 	rdev_dec_pending(rdev, conf->mddev);
 }
 
