@@ -150,9 +150,7 @@ scenario() {
 	}
 	"$chk" "$tag: member re-added, raid456 rebuilds it: same md5" step
 	"$chk" "$tag: raid456 check after the rebuild: mismatch_cnt 0" check_parity md0
-	stop_array md0 || true
-	gl_teardown || true
-	rm -rf "$GL_MEMBER_DIR"
+	gl_fresh
 }
 
 scenario raid5

@@ -144,9 +144,7 @@ scenario() {
 			check_parity md0
 	}
 	"$chk" "$tag: raid456 assembles it, check: mismatch_cnt 0" step
-	stop_array md0 || true
-	gl_teardown || true
-	rm -rf "$GL_MEMBER_DIR"
+	gl_fresh
 }
 
 scenario raid5

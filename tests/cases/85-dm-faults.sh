@@ -41,10 +41,6 @@ else
 fi
 note "read errors injected with: $method"
 
-# dm_node NAME: /dev/dm-MINOR of a dm device.
-dm_node() { echo "/dev/dm-$(dmsetup info -c --noheadings -o minor "$1" | tr -d ' ')"; }
-# swap_table NAME TABLE: load TABLE into NAME and make it live.
-swap_table() { dmsetup load "$1" --table "$2" && dmsetup resume "$1"; }
 
 msz=6 # MiB per member
 read -r -a loops <<<"$(make_members 5 "$msz")"
@@ -228,7 +224,7 @@ step() {
 tap_check "raid5x rebuilds member 1 (remove, add): degraded 0, same bytes" step
 
 # --- write error: dm-flakey error_writes on member 2 -----------------------
-swap_table r5x2 "0 $sz flakey ${base[2]} 0 0 1 1 error_writes"
+dm_swap r5x2 "0 $sz flakey ${base[2]} 0 0 1 1 error_writes"
 fio_reg=$((4 << 20))
 step() {
 	fio_verify --name=werr --filename=/dev/md0 --rw=randwrite --bsrange=4k-192k \
@@ -256,7 +252,7 @@ tap_check "degraded: the $((rest >> 20)) MiB fio did not touch read back unchang
 # a small stripe cache: the reads below must reach the members, not
 # pages cached since the fill
 echo 32 >"$sys/stripe_cache_size"
-swap_table r5x0 "0 $sz error"
+dm_swap r5x0 "0 $sz error"
 wrong=0 errs=0 okc=0
 # 8 rows (24 chunks) past the fio region: every member holds data there
 for ((k = fio_reg / 65536; k < fio_reg / 65536 + 24; k++)); do

@@ -34,10 +34,6 @@ tap_plan 14
 load_md
 modprobe dm-mod 2>/dev/null || true
 
-# dm_node NAME: /dev/dm-MINOR of a dm device.
-dm_node() { echo "/dev/dm-$(dmsetup info -c --noheadings -o minor "$1" | tr -d ' ')"; }
-# swap_table NAME TABLE: load TABLE (lines) into NAME and make it live.
-swap_table() { echo "$2" | dmsetup load "$1" && dmsetup resume "$1"; }
 
 sys=/sys/block/md0/md
 msz=$(gl_scaled 16 8) # MiB per member
@@ -96,7 +92,7 @@ scenario() {
 	step() {
 		mdadm --manage /dev/md0 --fail "${mdev[0]}" >/dev/null 2>&1 &&
 			mdadm --manage /dev/md0 --remove "${mdev[0]}" >/dev/null 2>&1 || return 1
-		swap_table r5x1 "0 $((doff + msec)) linear ${loops[1]} 0
+		dm_swap r5x1 "0 $((doff + msec)) linear ${loops[1]} 0
 $((doff + msec)) 8 error
 $((doff + msec + 8)) $((sz - doff - msec - 8)) linear ${loops[1]} $((doff + msec + 8))" || return 1
 		mdadm --manage /dev/md0 --add "$spare" >/dev/null || return 1
@@ -175,9 +171,7 @@ $((doff + msec + 8)) $((sz - doff - msec - 8)) linear ${loops[1]} $((doff + msec
 		[ "$bad" = 0 ]
 	}
 	"$chk" "$tag: the lost blocks read as an I/O error or right data, never wrong data" step
-	stop_array md0 || true
-	gl_teardown || true
-	rm -rf "$GL_MEMBER_DIR"
+	gl_fresh
 }
 
 scenario raid5

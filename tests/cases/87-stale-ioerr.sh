@@ -33,10 +33,6 @@ for m in dm-mod dm-delay; do
 	modprobe "$m" 2>/dev/null || true
 done
 
-# dm_node NAME: /dev/dm-MINOR of a dm device.
-dm_node() { echo "/dev/dm-$(dmsetup info -c --noheadings -o minor "$1" | tr -d ' ')"; }
-# swap_table NAME TABLE: load TABLE into NAME and make it live.
-swap_table() { dmsetup load "$1" --table "$2" && dmsetup resume "$1"; }
 
 sys=/sys/block/md0/md
 msz=8     # MiB per member device; the array uses 4 MiB of each (--size)
@@ -78,7 +74,7 @@ scenario() {
 	step() {
 		local out=/tmp/fio-w.log rc=0 st
 		# reads: the error device, 50 ms late; writes: member 1's loop
-		swap_table r5x1 "0 $sz delay $errdev 0 50 ${loops[1]} 0 0" || return 1
+		dm_swap r5x1 "0 $sz delay $errdev 0 50 ${loops[1]} 0 0" || return 1
 		fio --name=w --filename=/dev/md0 --rw=randwrite --bs=4k --direct=1 \
 			--ioengine=libaio --iodepth=16 --numjobs=2 --size=4M --io_size=2M \
 			--randseed=87 --eta=never --output="$out" || rc=$?
@@ -134,9 +130,7 @@ scenario() {
 		[ "$s" = "$sum" ] || { note "md5 $s"; return 1; }
 	}
 	"$chk" "$tag: raid456 assembles the members left: same md5" step
-	stop_array md0 || true
-	gl_teardown || true
-	rm -rf "$GL_MEMBER_DIR"
+	gl_fresh
 }
 
 scenario raid5

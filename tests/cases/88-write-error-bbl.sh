@@ -35,10 +35,6 @@ tap_plan 18
 load_md
 modprobe dm-mod 2>/dev/null || true
 
-# dm_node NAME: /dev/dm-MINOR of a dm device.
-dm_node() { echo "/dev/dm-$(dmsetup info -c --noheadings -o minor "$1" | tr -d ' ')"; }
-# swap_table NAME TABLE: load TABLE (lines) into NAME and make it live.
-swap_table() { echo "$2" | dmsetup load "$1" && dmsetup resume "$1"; }
 
 sys=/sys/block/md0/md
 msz=$(gl_scaled 16 8) # MiB per member
@@ -110,7 +106,7 @@ scenario() {
 	"$chk" "$tag: array over 4 dm members with a bad-block log, filled" step
 	doff=$(cat "$rd1/offset" 2>/dev/null) || doff=0
 	note "$tag: data offset $doff; member 1 sectors $((doff + e1)) +$e1n and $((doff + e2)) +$e2n fail"
-	swap_table r5x1 "0 $((doff + e1)) linear ${loops[1]} 0
+	dm_swap r5x1 "0 $((doff + e1)) linear ${loops[1]} 0
 $((doff + e1)) $e1n error
 $((doff + e1 + e1n)) $((e2 - e1 - e1n)) linear ${loops[1]} $((doff + e1 + e1n))
 $((doff + e2)) $e2n error
@@ -152,7 +148,7 @@ $((doff + e2 + e2n)) $((sz - doff - e2 - e2n)) linear ${loops[1]} $((doff + e2 +
 	step() { same 0 "$size"; }
 	"$chk" "$tag: the whole array reads what was written (both rows included)" step
 	step() {
-		swap_table r5x1 "0 $sz linear ${loops[1]} 0" || return 1
+		dm_swap r5x1 "0 $sz linear ${loops[1]} 0" || return 1
 		head -c 196608 /dev/urandom >/tmp/row4
 		head -c 4096 /dev/urandom >/tmp/blk8
 		if ! put /tmp/row4 "$row4" || ! put /tmp/blk8 "$blk8"; then
@@ -173,9 +169,7 @@ $((doff + e2 + e2n)) $((sz - doff - e2 - e2n)) linear ${loops[1]} $((doff + e2 +
 	}
 	"$chk" "$tag: raid456 assembles it: same bytes, check: mismatch_cnt 0" step
 	note "$tag: member 1 after assembly: state '$(cat "$rd1/state" 2>/dev/null)', bad_blocks '$(tr '\n' ' ' <"$rd1/bad_blocks" 2>/dev/null)'"
-	stop_array md0 || true
-	gl_teardown || true
-	rm -rf "$GL_MEMBER_DIR"
+	gl_fresh
 }
 
 scenario raid5

@@ -105,7 +105,6 @@ for pers in "${pers_list[@]}"; do
 	}
 	tap_check "$pers: raid456 assembles the new set, not degraded" step
 	tap_check "$pers: parity check after the replacement" check_parity md0
-	stop_array md0
-	gl_teardown
+	gl_fresh
 done
 tap_done

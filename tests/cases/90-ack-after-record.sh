@@ -72,10 +72,8 @@ for i in "${!loops[@]}"; do
 	dmsetup create "r5xa$i" --table "0 $sz linear ${loops[$i]} 0"
 done
 
-# dm_node NAME: /dev/dm-MINOR.  dm_majmin NAME: MAJOR:MINOR.
-dm_node() { echo "/dev/dm-$(dmsetup info -c --noheadings -o minor "$1" | tr -d ' ')"; }
+# dm_majmin NAME: MAJOR:MINOR of dm device NAME.
 dm_majmin() { dmsetup info -c --noheadings -o major,minor --separator : "$1" | tr -d ' '; }
-swap_table() { dmsetup load "$1" --table "$2" && dmsetup resume "$1"; }
 
 # show MD: one diagnostic line with the array's and its members' states.
 show() {
@@ -255,7 +253,7 @@ run() {
 	step() {
 		head -c "$wlen" /dev/urandom >/tmp/pat
 		dd if=/tmp/pat of=/tmp/want conv=notrunc status=none
-		swap_table "r5xa$((first + 1))" "0 $sz error" || return 1
+		dm_swap "r5xa$((first + 1))" "0 $sz error" || return 1
 		rm -f "$RC"
 		wt0=$EPOCHREALTIME
 		(

@@ -24,6 +24,9 @@ plan=9
 echo "KTAP version 1"
 echo "1..$plan"
 kver=$(scripts/kver.sh) || { not_ok "kernel headers installed"; exit 1; }
+# dkms runs `make clean` (rm -rf $(BUILD)) in its own copy: a BUILD from
+# the caller (tests/run.sh's log directory) must not reach it
+unset BUILD
 ver=$(sed -n 's/^PACKAGE_VERSION="\{0,1\}\([^"]*\)"\{0,1\}$/\1/p' dkms.conf)
 src=/usr/src/raid5x-$ver
 echo "# kernel $kver, raid5x $ver"

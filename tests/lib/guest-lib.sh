@@ -57,6 +57,18 @@ gl_teardown() {
 	losetup -D >/dev/null 2>&1
 	return 0
 }
+# gl_fresh: a clean slate for a case's next scenario: every array stopped
+# (retrying while busy), dm and loop devices gone, member files deleted.
+# Always succeeds.
+gl_fresh() {
+	local md
+	for md in /sys/block/md*; do
+		[ -e "$md" ] && stop_array "${md##*/}" >/dev/null
+	done
+	gl_teardown
+	rm -rf "$GL_MEMBER_DIR"
+	return 0
+}
 trap gl_cleanup EXIT
 trap 'note "command failed (line $LINENO): $BASH_COMMAND"' ERR
 
@@ -353,6 +365,15 @@ member_stats() {
 	done
 	echo "$r $w"
 }
+
+# ---- device-mapper (export DM_DISABLE_UDEV=1: no udev in the guest) -------
+
+# dm_node NAME: /dev/dm-MINOR of dm device NAME (devtmpfs node).
+dm_node() { echo "/dev/dm-$(dmsetup info -c --noheadings -o minor "$1" | tr -d ' ')"; }
+
+# dm_swap NAME TABLE: load TABLE (one or more lines) into NAME and make it
+# live, under whatever is stacked on NAME.
+dm_swap() { echo "$2" | dmsetup load "$1" && dmsetup resume "$1"; }
 
 # ---- I/O -----------------------------------------------------------------
 
