@@ -25,7 +25,10 @@
 # The mdadm tree (binary, test script, tests/) comes from
 # scripts/build-mdadm.sh (build/mdadm/src/mdadm-*; swap_super and
 # test_stripe are built here); tools the tests call that the guest lacks
-# (lsblk, fsck, mkfs, udevadm) are copied in with their libraries.
+# (lsblk, fsck, mkfs, udevadm) are copied in with their libraries. The
+# guest's /var/tmp (the tests' member and bitmap files) is ext4 on a
+# per-guest virtio disk image, $out/vartmp-PASS-N.img (3 GB sparse, removed
+# after the guest), since md cannot use a bitmap file on tmpfs.
 # Exit status: 0 when every selected test passed under every pass; 1 if one
 # failed; 64 usage or setup error.
 set -euo pipefail
@@ -170,10 +173,21 @@ run_pass() {
 		cl=$out/console-$p-$boot.log
 		log "pass $p, guest $boot: ${#todo[@]} tests (guest timeout $gtmo s, log $cl)"
 		st=0
+		# the guest's /var/tmp (mdadm's $targetdir: member files, bitmap
+		# files): ext4 on a virtio disk, fresh per guest. Not tmpfs: md
+		# maps a bitmap file's blocks with bmap(), which tmpfs lacks
+		# ("bitmap read error: -22", RUN_ARRAY EINVAL)
+		img=$out/vartmp-$p-$boot.img
+		rm -f "$img"
+		truncate -s 3G "$img"
+		mke2fs -q -t ext4 -F -L mdt-vartmp "$img" >"$out/mkfs-$p-$boot.log" 2>&1 ||
+			{ cat "$out/mkfs-$p-$boot.log" >&2; die "mke2fs $img failed"; }
 		scripts/guest.sh "${qopt[@]}" "${gargs[@]}" --ko "$ko" --file "$stage:/opt/mdt" \
+			--disk "$img" \
 			--timeout "$gtmo" --log "$cl" --out "$out/results-$p-$boot.tgz" \
 			tests/mdadm/run-guest.sh "$p" "$(IFS=,; echo "${todo[*]}")" "$ttmo" \
 			>"$out/guest-$p-$boot.log" 2>&1 || st=$?
+		rm -f "$img" "$out/mkfs-$p-$boot.log"
 		grep -E '^guest\.sh: ' "$out/guest-$p-$boot.log" | grep -v 'no @@OUT block' >&2 || true
 		[ "$st" = 0 ] || [ "$st" = 1 ] || gst=$st
 		[ ! -s "$out/results-$p-$boot.tgz" ] || tar -C "$out/logs" -xzf "$out/results-$p-$boot.tgz"
@@ -261,7 +275,7 @@ cell() { # PASS TEST
 	echo
 	echo "mdadm $(sed -n 's/^mdadm \([^ ]*\) .*/\1/p' "$top/build/mdadm/stamp") test suite (\`./test --tests=NAME\`," \
 		"one per test, loop devices, INTEGRITY=yes) in QEMU guests (one per pass, a new one after a crash)" \
-		"($(cat "$out"/console-*-1.log | grep -m1 -o 'kernel [^ ]* up' | sed 's/ up$//' || echo 'kernel ?')," \
+		"($(grep -a -h -m1 -o 'kernel [^ ]* up' "$out"/console-*-1.log 2>/dev/null | head -n 1 | sed 's/ up$//' || echo 'kernel ?')," \
 		"$(date -u +%Y-%m-%d), raid5x $(git -C "$top" describe --always --dirty 2>/dev/null))," \
 		"${wall}. raid5x pass: md-raid5x claim_raid5=1, raid456 unloaded and" \
 		"blocked (\`install raid456 /bin/false\`); the sampler checks every 0.2 s that" \

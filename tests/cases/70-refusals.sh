@@ -13,7 +13,7 @@
 # shellcheck source=../lib/guest-lib.sh
 . /lib/guest-lib.sh
 
-tap_plan 19
+tap_plan 16
 load_md
 modprobe md-raid5x 2>/dev/null || true
 tap_check "md-raid5x registered before any array exists" grep -q '\[raid5x\]' /proc/mdstat
@@ -73,21 +73,5 @@ tap_check "raid6 array: still raid6" test "$(md_level md0)" = raid6
 stop_array md0
 wipefs -a "${devs[@]}" >/dev/null
 
-# mdadm --replace: md's want_replacement has no personality hook; raid5x
-# drops the request with a message instead of leaving it pending
-create_raid5 md0 3 64 left-symmetric "${devs[@]:0:3}"
-to_raid5x md0
-mdadm /dev/md0 --add "${devs[3]}" >/dev/null
-mark=$(dmesg | wc -l)
-mdadm /dev/md0 --replace "${devs[0]}" >/dev/null 2>&1
-wait_idle md0 60
-sleep 1
-tap_check "mdadm --replace: kernel says it is not supported" \
-	sh -c "dmesg | tail -n +$((mark + 1)) | grep -q 'cannot replace .* in place'"
-tap_check "mdadm --replace: no replacement left pending, member in sync" \
-	sh -c "! grep -q want_replacement $sys/dev-${devs[0]##*/}/state && grep -q in_sync $sys/dev-${devs[0]##*/}/state"
-tap_check "mdadm --replace: the spare is still a spare" \
-	grep -q spare "$sys/dev-${devs[3]##*/}/state"
-stop_array md0
 tap_check "no kernel warnings" sh -c "! dmesg | grep -qE 'WARNING:|BUG:'"
 tap_done

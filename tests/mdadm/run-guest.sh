@@ -16,7 +16,8 @@
 #   PASSES  comma-separated: raid456,raid5x
 #   TESTS   comma-separated test names present in /opt/mdt/mdadm/tests
 #   TIMEOUT seconds per test
-# Expects (scripts/mdadm-tests.sh --file): /opt/mdt/mdadm (mdadm tree: mdadm,
+# Expects (scripts/mdadm-tests.sh --file, --disk): /dev/vda, an empty ext4
+# for /var/tmp; /opt/mdt/mdadm (mdadm tree: mdadm,
 # test, tests/, swap_super, test_stripe), /opt/mdt/tools/{bin,lib} (programs
 # the tests call that the guest lacks). Results: lines
 #   MDT-RESULT PASS TEST VERDICT SECONDS raid5x=N raid456=N r5x_counters=N
@@ -38,7 +39,15 @@ export dir=$T/mdadm
 echo "PS4='+ \${EPOCHREALTIME} '" >/tmp/mdt-bashenv
 export BASH_ENV=/tmp/mdt-bashenv
 mkdir -p "$R" /var/tmp
-mount -t tmpfs -o size=1800m tmpfs /var/tmp || { note "cannot mount /var/tmp"; exit 1; }
+# /var/tmp (mdadm's $targetdir) is the ext4 disk the host made
+# (/dev/vda): md needs bmap() on a bitmap file, which tmpfs lacks
+if [ -b /dev/vda ]; then
+	modprobe ext4 2>/dev/null
+	mount -t ext4 /dev/vda /var/tmp || { note "cannot mount /dev/vda on /var/tmp"; exit 1; }
+else
+	note "no /dev/vda: /var/tmp on tmpfs (bitmap-file tests will fail)"
+	mount -t tmpfs -o size=1800m tmpfs /var/tmp || { note "cannot mount /var/tmp"; exit 1; }
+fi
 # a neutral mdadm configuration, as on a developer's machine (the guest's
 # own one says AUTO -all and HOMEHOST <none>)
 [ -e /etc/mdadm/mdadm.conf ] && mv /etc/mdadm/mdadm.conf /etc/mdadm/mdadm.conf.guest
