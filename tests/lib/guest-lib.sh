@@ -51,10 +51,12 @@ gl_teardown() {
 	local md
 	for md in /sys/block/md*; do
 		[ -e "$md" ] || continue
-		mdadm --stop "/dev/${md##*/}" >/dev/null 2>&1
+		# || true: under set -e a sysfs entry of an array just
+		# stopped (still listed) would end the calling script
+		mdadm --stop "/dev/${md##*/}" >/dev/null 2>&1 || true
 	done
-	dmsetup remove_all >/dev/null 2>&1
-	losetup -D >/dev/null 2>&1
+	dmsetup remove_all >/dev/null 2>&1 || true
+	losetup -D >/dev/null 2>&1 || true
 	return 0
 }
 # gl_fresh: a clean slate for a case's next scenario: every array stopped
@@ -63,7 +65,9 @@ gl_teardown() {
 gl_fresh() {
 	local md
 	for md in /sys/block/md*; do
-		[ -e "$md" ] && stop_array "${md##*/}" >/dev/null
+		if [ -e "$md" ]; then
+			stop_array "${md##*/}" || true
+		fi
 	done
 	gl_teardown
 	rm -rf "$GL_MEMBER_DIR"
