@@ -54,13 +54,8 @@ fio_rw() {
 # scenario PERS: the whole story on a fresh array run by PERS (raid5 or
 # raid5x); 6 assertions.
 scenario() {
-	local pers=$1 tag chk=tap_check devs size region half sum
-	tag=$pers
-	if [ "$pers" = raid5 ]; then
-		tag=raid456
-	else
-		chk=r5x_check
-	fi
+	local pers=$1 tag chk devs size region half sum
+	read -r tag chk <<<"$(gl_pers "$pers")"
 	read -r -a devs <<<"$(make_members 4 "$msz")"
 	step() {
 		create_raid5 md0 4 16 left-symmetric "${devs[@]}" || return 1

@@ -41,13 +41,8 @@ completed() {
 
 # scenario PERS: 6 assertions on a fresh array run by PERS.
 scenario() {
-	local pers=$1 tag chk=tap_check devs spare sum pos0 total rs rs_low
-	tag=$pers
-	if [ "$pers" = raid5 ]; then
-		tag=raid456
-	else
-		chk=r5x_check
-	fi
+	local pers=$1 tag chk devs spare sum pos0 total rs rs_low
+	read -r tag chk <<<"$(gl_pers "$pers")"
 	read -r -a devs <<<"$(make_members 5 "$msz")"
 	spare=${devs[4]}
 	step() {
@@ -93,7 +88,11 @@ scenario() {
 	pos0=0 total=1
 	"$chk" "$tag: the recovery gets past 25%" step
 	# interrupt; md starts it again at once. Sampled every 0.1 s for 4 s:
-	# the position of the running recovery and the spare's recovery_start
+	# the position of the running recovery and the spare's recovery_start.
+	# A position of 0 is md's "just started" (raid456 on the debug kernel
+	# showed one such sample, then resumed at 7936 of 30720 with 7712
+	# before): not counted; a recovery that starts over still shows the
+	# small positions after it
 	rs_low=-1
 	step() {
 		local i v r n=0 low=-1 act
@@ -102,7 +101,7 @@ scenario() {
 		for ((i = 0; i < 40; i++)); do
 			v=$(completed)
 			read -r act <"$sys/sync_action"
-			if [ "$v" != none ] && [ "$act" = recover ]; then
+			if [ "$v" != none ] && [ "$v" != 0 ] && [ "$act" = recover ]; then
 				n=$((n + 1))
 				if [ "$low" -lt 0 ] || [ "$v" -lt "$low" ]; then
 					low=$v

@@ -57,19 +57,11 @@ seg_md5() {
 
 # scenario PERS: 7 assertions on a fresh array run by PERS.
 scenario() {
-	local pers=$1 tag chk=tap_check loops mdev=() i sz doff size spare rd1 rds
-	tag=$pers
-	if [ "$pers" = raid5 ]; then
-		tag=raid456
-	else
-		chk=r5x_check
-	fi
+	local pers=$1 tag chk loops mdev sz doff size spare rd1 rds
+	read -r tag chk <<<"$(gl_pers "$pers")"
 	read -r -a loops <<<"$(make_members 5 "$msz")"
 	sz=$((msz * 2048))
-	for i in 0 1 2 3; do
-		dmsetup create "r5x$i" --table "0 $sz linear ${loops[$i]} 0"
-		mdev+=("$(dm_node "r5x$i")")
-	done
+	read -r -a mdev <<<"$(dm_members 4 "$sz" "${loops[@]}")"
 	spare=${loops[4]}
 	step() {
 		create_raid5 md0 4 64 left-symmetric "${mdev[@]}" || return 1

@@ -39,19 +39,11 @@ msz=8     # MiB per member device; the array uses 4 MiB of each (--size)
 
 # scenario PERS: 6 assertions on a fresh array run by PERS.
 scenario() {
-	local pers=$1 tag chk=tap_check loops mdev=() i sz sum errdev scs
-	tag=$pers
-	if [ "$pers" = raid5 ]; then
-		tag=raid456
-	else
-		chk=r5x_check
-	fi
+	local pers=$1 tag chk loops mdev sz sum errdev scs
+	read -r tag chk <<<"$(gl_pers "$pers")"
 	read -r -a loops <<<"$(make_members 5 "$msz")"
 	sz=$((msz * 2048))
-	for i in 0 1 2 3; do
-		dmsetup create "r5x$i" --table "0 $sz linear ${loops[$i]} 0"
-		mdev+=("$(dm_node "r5x$i")")
-	done
+	read -r -a mdev <<<"$(dm_members 4 "$sz" "${loops[@]}")"
 	dmsetup create r5xerr --table "0 $sz error"
 	errdev=$(dm_node r5xerr)
 	step() {

@@ -379,6 +379,32 @@ dm_node() { echo "/dev/dm-$(dmsetup info -c --noheadings -o minor "$1" | tr -d '
 # live, under whatever is stacked on NAME.
 dm_swap() { echo "$2" | dmsetup load "$1" && dmsetup resume "$1"; }
 
+# dm_members N SECTORS LOOP...: a dm-linear device r5x0 .. r5x(N-1) of
+# SECTORS sectors over each of the first N loop devices (members whose
+# tables a case swaps with dm_swap); print their nodes on one line.
+dm_members() {
+	local n=$1 sz=$2 i nodes=()
+	shift 2
+	for ((i = 0; i < n; i++)); do
+		dmsetup create "r5x$i" --table "0 $sz linear $1 0" || return 1
+		nodes+=("$(dm_node "r5x$i")")
+		shift
+	done
+	echo "${nodes[*]}"
+}
+
+# gl_pers PERS: "TAG CHECK" for a scenario run by PERS (raid5 or raid5x):
+# the name its assertions carry (raid456 or raid5x) and the check that runs
+# them (tap_check; r5x_check for raid5x: not ok with a reason when the
+# module is missing). read -r tag chk <<<"$(gl_pers "$pers")"
+gl_pers() {
+	if [ "$1" = raid5 ]; then
+		echo "raid456 tap_check"
+	else
+		echo "$1 r5x_check"
+	fi
+}
+
 # ---- I/O -----------------------------------------------------------------
 
 GL_FIO_N=0
