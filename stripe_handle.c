@@ -328,23 +328,34 @@ static bool rmw_allowed(struct r5x_stripe *sh)
 }
 
 /*
+ * md's bad-block verdict on @sh's block of member @rdev: 0 none, > 0
+ * listed and on disk, < 0 listed but not yet on disk (is_badblock).
+ */
+static int stripe_badblock(struct r5x_stripe *sh, struct md_rdev *rdev)
+{
+	sector_t first_bad;
+	int bad_sectors;
+
+	return is_badblock(rdev, sh->sector, R5X_STRIPE_SECTORS, &first_bad,
+			   &bad_sectors);
+}
+
+/*
  * Does a member list a block of @sh as bad without that being on disk yet
  * (external metadata: until its handler acknowledges it)?
  */
 static bool unacked_badblock(struct r5x_stripe *sh)
 {
 	struct r5x_conf *conf = sh->conf;
-	sector_t first_bad;
-	int i, bad_sectors;
 	bool bad = false;
+	int i;
 
 	for (i = 0; i < conf->geom.raid_disks && !bad; i++) {
 		struct md_rdev *rdev = r5x_get_rdev(conf, i, true);
 
 		if (!rdev)
 			continue;
-		bad = is_badblock(rdev, sh->sector, R5X_STRIPE_SECTORS,
-				  &first_bad, &bad_sectors) < 0;
+		bad = stripe_badblock(sh, rdev) < 0;
 		rdev_dec_pending(rdev, conf->mddev);
 	}
 	return bad;
@@ -710,12 +721,8 @@ out:
 static bool skip_bad_write(struct r5x_stripe *sh, struct r5x_dev *dev,
 			   struct md_rdev *rdev)
 {
-	sector_t first_bad;
-	int bad_sectors;
-
 	if (!test_bit(WriteErrorSeen, &rdev->flags) ||
-	    !is_badblock(rdev, sh->sector, R5X_STRIPE_SECTORS, &first_bad,
-			 &bad_sectors))
+	    !stripe_badblock(sh, rdev))
 		return false;
 	set_bit(R5X_DEV_BADWRITE, &dev->flags);
 	if (test_and_clear_bit(R5X_DEV_READERR, &dev->flags))
@@ -784,19 +791,13 @@ static void submit_member_io(struct r5x_stripe *sh, int i, blk_opf_t opf)
 		set_bit(R5X_STRIPE_HANDLE, &sh->state);
 		return;
 	}
-	if (!op_is_write(opf)) {
-		sector_t first_bad;
-		int bad_sectors;
-
-		if (is_badblock(rdev, sh->sector, R5X_STRIPE_SECTORS,
-				&first_bad, &bad_sectors)) {
-			/* known bad: rebuild from parity, do not read it */
-			rdev_dec_pending(rdev, conf->mddev);
-			r5x_count(conf, read_errors, 1);
-			set_bit(R5X_DEV_READERR, &dev->flags);
-			set_bit(R5X_STRIPE_HANDLE, &sh->state);
-			return;
-		}
+	if (!op_is_write(opf) && stripe_badblock(sh, rdev)) {
+		/* known bad: rebuild from parity, do not read it */
+		rdev_dec_pending(rdev, conf->mddev);
+		r5x_count(conf, read_errors, 1);
+		set_bit(R5X_DEV_READERR, &dev->flags);
+		set_bit(R5X_STRIPE_HANDLE, &sh->state);
+		return;
 	}
 	if (op_is_write(opf) && skip_bad_write(sh, dev, rdev)) {
 		set_bit(R5X_STRIPE_HANDLE, &sh->state);
@@ -958,6 +959,26 @@ static void record_unreadable(struct r5x_stripe *sh, int i)
  * rebuilding (their block stays unreadable, nothing else is lost) and goes
  * on; if a bad-block log is full, recovery is disabled: returns false.
  */
+/*
+ * @rdev (referenced, or NULL) is being rebuilt: mark @sh's block bad on it
+ * and drop the reference.  False if its bad-block log cannot take it.
+ */
+static bool mark_rebuilt_bad(struct r5x_stripe *sh, struct md_rdev *rdev)
+{
+	struct r5x_conf *conf = sh->conf;
+	bool ok = true;
+
+	if (!rdev)
+		return true;
+	if (!test_bit(In_sync, &rdev->flags)) {
+		ok = rdev_set_badblocks(rdev, sh->sector, R5X_STRIPE_SECTORS, 0);
+		if (ok)
+			r5x_count(conf, badblocks, 1);
+	}
+	rdev_dec_pending(rdev, conf->mddev);
+	return ok;
+}
+
 static bool sync_failed_ok(struct r5x_stripe *sh)
 {
 	struct r5x_conf *conf = sh->conf;
@@ -966,21 +987,10 @@ static bool sync_failed_ok(struct r5x_stripe *sh)
 
 	if (sh->sync_mode < R5X_SYNC_RECOVER)
 		return true;
-	for (i = 0; i < 2 * conf->geom.raid_disks; i++) {
-		int slot = i >> 1;
-		struct md_rdev *rdev = i & 1 ? r5x_get_repl(conf, slot) :
-			r5x_get_rdev(conf, slot, true);
-
-		if (!rdev)
-			continue;
-		if (!test_bit(In_sync, &rdev->flags)) {
-			if (rdev_set_badblocks(rdev, sh->sector,
-					       R5X_STRIPE_SECTORS, 0))
-				r5x_count(conf, badblocks, 1);
-			else
-				ok = false;
-		}
-		rdev_dec_pending(rdev, conf->mddev);
+	/* a spare in the slot, or a replacement beside its member */
+	for (i = 0; i < conf->geom.raid_disks; i++) {
+		ok &= mark_rebuilt_bad(sh, r5x_get_rdev(conf, i, true));
+		ok &= mark_rebuilt_bad(sh, r5x_get_repl(conf, i));
 	}
 	if (!ok) {
 		r5x_pr(conf, warn,
