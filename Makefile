@@ -22,6 +22,7 @@ $(MDINC)/md.h:
 	scripts/mdheaders.sh $(KVER) $(MDINC) $(MDSRC)
 
 module: $(MDINC)/md.h
+	scripts/kfeatures.sh $(KDIR) $(MDINC)
 	$(MAKE) -C $(KDIR) M=$(CURDIR) MDINC=$(MDINC) W=1 modules
 
 deps:
