@@ -48,7 +48,7 @@
 
 static void delay_timer_fn(struct timer_list *t)
 {
-	struct r5x_conf *conf = from_timer(conf, t, delay_timer);
+	struct r5x_conf *conf = r5x_timer_container_of(conf, t, delay_timer);
 
 	r5x_wake_thread(conf);
 }
@@ -60,7 +60,7 @@ void r5x_delay_init(struct r5x_conf *conf)
 
 void r5x_delay_stop(struct r5x_conf *conf)
 {
-	del_timer_sync(&conf->delay_timer);
+	timer_delete_sync(&conf->delay_timer);
 }
 
 /*

@@ -1,24 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * parity.c - XOR parity helpers on top of the kernel's xor_blocks(), which
- * picks the fastest XOR routine for the CPU at boot and takes at most
- * MAX_XOR_BLOCKS sources per call.
+ * parity.c - XOR parity helpers on top of the kernel's XOR routine (the
+ * fastest for the CPU, picked at boot): xor_blocks() in MAX_XOR_BLOCKS
+ * sources per call, or xor_gen() on 7.x; compat.h hides which.
  */
 #include <linux/kernel.h>
 #include <linux/string.h>
-#include <linux/raid/xor.h>
 #include <linux/module.h>
+#include "compat.h"
 #include "parity.h"
 
 void r5x_xor_into(void *dest, void **srcs, int n, unsigned int len)
 {
-	while (n > 0) {
-		int k = min(n, MAX_XOR_BLOCKS);
-
-		xor_blocks(k, len, dest, srcs);
-		srcs += k;
-		n -= k;
-	}
+	r5x_xor_gen(dest, srcs, n, len);
 }
 
 void r5x_xor_set(void *dest, void **srcs, int n, unsigned int len)

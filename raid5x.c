@@ -299,7 +299,7 @@ static bool read_aligned(struct r5x_conf *conf, struct bio **bip)
 	unsigned int shift = ilog2(conf->geom.chunk_sectors);
 	sector_t start = bi->bi_iter.bi_sector;
 	sector_t first_bad;
-	int bad_sectors;
+	r5x_bblen_t bad_sectors;
 	struct r5x_aread *ar;
 	struct md_rdev *rdev;
 	struct r5x_loc loc;
@@ -353,6 +353,8 @@ static struct bio *split_read_at_chunk(struct r5x_conf *conf, struct bio *bi)
 	if (conf->mddev->degraded || bio_sectors(bi) <= sectors)
 		return bi;
 	split = bio_split(bi, sectors, GFP_NOIO, &conf->mddev->bio_set);
+	if (WARN_ON_ONCE(IS_ERR_OR_NULL(split)))
+		return bi;	/* the stripe cache serves any size */
 	bio_chain(split, bi);
 	submit_bio_noacct(bi);
 	return split;
@@ -376,7 +378,7 @@ static bool raid5x_make_request(struct mddev *mddev, struct bio *bi)
 		if (read_aligned(conf, &bi))
 			return true;
 	}
-	if (write && !md_write_start(mddev, bi))
+	if (write && !r5x_write_start(mddev, bi))
 		return false;
 	md_account_bio(mddev, &bi);
 	if (write)
@@ -454,11 +456,9 @@ static int check_array(struct mddev *mddev, const char **why)
 		*why = "arrays with a partial parity log are not supported";
 		return -EINVAL;
 	}
-	if (!R5X_HAVE_BITMAP && (mddev->bitmap || mddev->bitmap_info.offset ||
-				 mddev->bitmap_info.file)) {
-		*why = "write-intent bitmaps are not supported on this kernel";
+	*why = r5x_bitmap_unsupported(mddev);
+	if (*why)
 		return -EINVAL;
-	}
 	if (mddev_is_clustered(mddev)) {
 		*why = "clustered arrays are not supported";
 		return -EINVAL;
@@ -499,7 +499,7 @@ static struct r5x_conf *setup_conf(struct mddev *mddev)
 	bio_list_init(&conf->retry_reads);
 	INIT_WORK(&conf->retry_work, retry_reads_work);
 	r5x_delay_init(conf);
-	conf->recovery_disabled = mddev->recovery_disabled - 1;
+	conf->recovery_disabled = r5x_recovery_off_init(mddev);
 	conf->tun.preread_bypass_threshold = R5X_DEF_BYPASS;
 	conf->tun.preread_batch = R5X_DEF_PREREAD_BATCH;
 	conf->tun.seq_delay_ms = R5X_DEF_SEQ_DELAY_MS;
@@ -523,7 +523,7 @@ static struct r5x_conf *setup_conf(struct mddev *mddev)
 		why = "more than one member is missing or faulty";
 		goto refuse;
 	}
-	if (degraded && mddev->recovery_cp != MaxSector && !mddev->ok_start_degraded) {
+	if (degraded && r5x_resync_offset(mddev) != MaxSector && !mddev->ok_start_degraded) {
 		why = "array is degraded and not clean (parity may be wrong)";
 		goto refuse;
 	}
@@ -540,22 +540,6 @@ refuse:
 	return ERR_PTR(-EINVAL);
 }
 
-static void set_queue_limits(struct mddev *mddev, struct r5x_conf *conf)
-{
-	unsigned int chunk = conf->geom.chunk_sectors << 9;
-	struct md_rdev *rdev;
-
-	if (!mddev->queue)
-		return;
-	blk_queue_io_min(mddev->queue, chunk);
-	blk_queue_io_opt(mddev->queue, chunk * conf->geom.data_disks);
-	rdev_for_each(rdev, mddev)
-		disk_stack_limits(mddev->gendisk, rdev->bdev,
-				  rdev->data_offset << 9);
-	blk_queue_max_discard_sectors(mddev->queue, 0);
-	blk_queue_max_write_zeroes_sectors(mddev->queue, 0);
-}
-
 static bool group_has_attr(const struct attribute_group *grp, const char *name)
 {
 	struct attribute **a;
@@ -569,8 +553,10 @@ static bool group_has_attr(const struct attribute_group *grp, const char *name)
 static int raid5x_run(struct mddev *mddev)
 {
 	struct r5x_conf *conf = mddev->private;
+	unsigned int chunk;
+	int err;
 
-	if (mddev_init_writes_pending(mddev) < 0)
+	if (r5x_init_writes_pending(mddev) < 0)
 		return -ENOMEM;
 	if (!conf) {
 		conf = setup_conf(mddev);
@@ -583,7 +569,13 @@ static int raid5x_run(struct mddev *mddev)
 	mddev->degraded = calc_degraded(conf);
 	mddev->dev_sectors = round_down(mddev->dev_sectors, conf->geom.chunk_sectors);
 	mddev->resync_max_sectors = mddev->dev_sectors;
-
+	chunk = conf->geom.chunk_sectors << 9;
+	err = r5x_set_queue_limits(mddev, chunk, chunk * conf->geom.data_disks);
+	if (err) {
+		free_conf(conf);
+		mddev->private = NULL;
+		return err;
+	}
 	mddev->thread = md_register_thread(raid5x_thread, mddev, "raid5x");
 	if (!mddev->thread) {
 		free_conf(conf);
@@ -592,7 +584,6 @@ static int raid5x_run(struct mddev *mddev)
 	}
 	mddev->private = conf;
 	md_set_array_sectors(mddev, raid5x_size(mddev, 0, 0));
-	set_queue_limits(mddev, conf);
 
 	/* raid456's attributes would read our conf as theirs: drop them now */
 	if (mddev->to_remove && mddev->to_remove != &r5x_attr_group &&
@@ -735,8 +726,8 @@ static int recovery_target(struct r5x_conf *conf, sector_t sector, int *target)
 	return mode;
 }
 
-static sector_t raid5x_sync_request(struct mddev *mddev, sector_t sector_nr,
-				    int *skipped)
+static sector_t raid5x_sync_request(R5X_SYNC_REQUEST_ARGS(mddev, sector_nr,
+								 skipped))
 {
 	struct r5x_conf *conf = mddev->private;
 	sector_t max_sector = mddev->dev_sectors;
@@ -845,7 +836,7 @@ static int raid5x_hot_add(struct mddev *mddev, struct md_rdev *rdev)
 	int i, slot = -1, old = rdev->saved_raid_disk;
 	int first = 0, last = conf->geom.raid_disks - 1;
 
-	if (mddev->recovery_disabled == conf->recovery_disabled)
+	if (r5x_recovery_off(mddev, conf->recovery_disabled))
 		return -EBUSY;
 	if (old < 0 && mddev->degraded > 1)
 		return -EINVAL;
@@ -904,7 +895,7 @@ static int raid5x_hot_remove(struct mddev *mddev, struct md_rdev *rdev)
 	 * array stopped) resumes there.  Unless recovery cannot go on.
 	 */
 	if (!test_bit(Faulty, &rdev->flags) &&
-	    mddev->recovery_disabled != conf->recovery_disabled &&
+	    !r5x_recovery_off(mddev, conf->recovery_disabled) &&
 	    mddev->degraded <= 1)
 		return -EBUSY;
 	RCU_INIT_POINTER(*slot, NULL);
@@ -973,8 +964,32 @@ static void *raid5x_takeover(struct mddev *mddev)
 	return setup_conf(mddev);
 }
 
+#if R5X_BITMAP_BY_CORE
+/*
+ * md core marks the write-intent bitmap around each array write
+ * (md_account_bio) in member sectors: the rows an array range touches,
+ * whole, since their parity is rewritten too.
+ */
+static void raid5x_bitmap_sector(struct mddev *mddev, sector_t *offset,
+				 unsigned long *sectors)
+{
+	struct r5x_conf *conf = mddev->private;
+	unsigned int chunk = conf->geom.chunk_sectors;
+	unsigned int row = chunk * conf->geom.data_disks;
+	sector_t first = *offset, end = *offset + *sectors + row - 1;
+
+	sector_div(first, row);
+	sector_div(end, row);
+	*offset = first * chunk;
+	*sectors = (end - first) * chunk;
+}
+#define R5X_PERS_BITMAP_OPS	.bitmap_sector = raid5x_bitmap_sector,
+#else
+#define R5X_PERS_BITMAP_OPS
+#endif
+
 #define R5X_PERS_OPS							\
-	.owner		= THIS_MODULE,					\
+	R5X_PERS_BITMAP_OPS						\
 	.make_request	= raid5x_make_request,				\
 	.run		= raid5x_run,					\
 	.free		= raid5x_free,					\
@@ -989,8 +1004,7 @@ static void *raid5x_takeover(struct mddev *mddev)
 	.takeover	= raid5x_takeover
 
 struct md_personality raid5x_personality = {
-	.name		= "raid5x",
-	.level		= R5X_PERS_LEVEL,
+	R5X_PERS_HEAD("raid5x", R5X_PERS_LEVEL),
 	R5X_PERS_OPS,
 };
 
@@ -1008,8 +1022,7 @@ MODULE_PARM_DESC(claim_raid5,
 		 "also serve arrays of level 5 / \"raid5\" (load before raid456; default off)");
 
 static struct md_personality raid5x_claim_personality = {
-	.name		= "raid5",
-	.level		= 5,
+	R5X_PERS_HEAD("raid5", 5),
 	R5X_PERS_OPS,
 };
 
@@ -1024,6 +1037,10 @@ static int __init raid5x_init(void)
 {
 	int err;
 
+	if (claim_raid5 && !R5X_CAN_CLAIM_RAID5) {
+		pr_err("md/raid5x: claim_raid5 is not available on this kernel: md registers one personality per level and level 5 is raid456's; use mdadm --level=raid5x or a level change instead\n");
+		return -EINVAL;
+	}
 	err = bioset_init(&r5x_aread_set, BIO_POOL_SIZE,
 			  offsetof(struct r5x_aread, clone), 0);
 	if (err)
@@ -1040,18 +1057,18 @@ static int __init raid5x_init(void)
 		err = -ENOMEM;
 		goto out_pool;
 	}
-	err = register_md_personality(&raid5x_personality);
+	err = r5x_register_pers(&raid5x_personality);
 	if (err)
 		goto out_wq;
 	if (claim_raid5) {
-		err = register_md_personality(&raid5x_claim_personality);
+		err = r5x_register_pers(&raid5x_claim_personality);
 		if (err)
 			goto out_pers;
 		pr_info("md/raid5x: claim_raid5=1: serving level-5 (\"raid5\") arrays too\n");
 	}
 	return 0;
 out_pers:
-	unregister_md_personality(&raid5x_personality);
+	r5x_unregister_pers(&raid5x_personality);
 out_wq:
 	destroy_workqueue(r5x_retry_wq);
 out_pool:
@@ -1066,8 +1083,8 @@ out_bioset:
 static void __exit raid5x_exit(void)
 {
 	if (claim_raid5)
-		unregister_md_personality(&raid5x_claim_personality);
-	unregister_md_personality(&raid5x_personality);
+		r5x_unregister_pers(&raid5x_claim_personality);
+	r5x_unregister_pers(&raid5x_personality);
 	destroy_workqueue(r5x_retry_wq);
 	r5x_bref_pool_exit();
 	bioset_exit(&r5x_wbio_set);

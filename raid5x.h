@@ -121,7 +121,6 @@ enum r5x_dev_flags {
 	R5X_DEV_LOCKED,		/* member I/O in flight on this page */
 	R5X_DEV_FUA,		/* the write must be FUA (a bio asked for it) */
 	R5X_DEV_IOERR,		/* member unusable for this page (gone, failed) */
-	R5X_DEV_SYNCIO,		/* I/O issued for resync/recovery */
 	R5X_DEV_READERR,	/* unreadable (read error, bad block): rebuild */
 				/* from the others, then write it back */
 	R5X_DEV_REWRITE,	/* that write-back is in flight */
@@ -248,7 +247,7 @@ struct r5x_conf {
 	int recovery_disabled;		/* == mddev's: recovery cannot go on */
 	int waiters;			/* sleeping in get_stripe() */
 	struct kmem_cache *slab;
-	char slab_name[32];
+	char slab_name[sizeof("raid5x-") + DISK_NAME_LEN];
 	wait_queue_head_t wait_for_stripe;	/* cache full */
 	wait_queue_head_t wait_for_quiesce;	/* quiesce state changes */
 	atomic_t aligned_reads;		/* direct member reads in flight */

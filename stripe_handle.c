@@ -323,8 +323,9 @@ static void plan_rewrite(struct r5x_stripe *sh, struct r5x_plan *p, int f)
 /* rmw is unsafe where parity may not yet match data (not resynced yet). */
 static bool rmw_allowed(struct r5x_stripe *sh)
 {
-	return sh->sector + R5X_STRIPE_SECTORS <= sh->conf->mddev->recovery_cp ||
-		sh->conf->mddev->recovery_cp == MaxSector;
+	sector_t done = r5x_resync_offset(sh->conf->mddev);
+
+	return done == MaxSector || sh->sector + R5X_STRIPE_SECTORS <= done;
 }
 
 /*
@@ -334,7 +335,7 @@ static bool rmw_allowed(struct r5x_stripe *sh)
 static int stripe_badblock(struct r5x_stripe *sh, struct md_rdev *rdev)
 {
 	sector_t first_bad;
-	int bad_sectors;
+	r5x_bblen_t bad_sectors;
 
 	return is_badblock(rdev, sh->sector, R5X_STRIPE_SECTORS, &first_bad,
 			   &bad_sectors);
@@ -577,13 +578,11 @@ static unsigned long run_sync(struct r5x_stripe *sh, struct r5x_plan *p)
 
 		if (!test_bit(R5X_DEV_UPTODATE, &dev->flags))
 			compute_block(sh, sh->sync_target);
-		set_bit(R5X_DEV_SYNCIO, &dev->flags);
 		set_bit(R5X_DEV_REPLONLY, &dev->flags);
 		return BIT(sh->sync_target);
 	}
 	if (sh->sync_mode == R5X_SYNC_RECOVER) {
 		compute_block(sh, sh->sync_target);
-		set_bit(R5X_DEV_SYNCIO, &sh->dev[sh->sync_target].flags);
 		return BIT(sh->sync_target);
 	}
 	if (p->failed)
@@ -596,7 +595,6 @@ static unsigned long run_sync(struct r5x_stripe *sh, struct r5x_plan *p)
 	if (sh->sync_mode == R5X_SYNC_CHECK)
 		return 0;
 	compute_block(sh, pd);
-	set_bit(R5X_DEV_SYNCIO, &sh->dev[pd].flags);
 	return BIT(pd);
 }
 
@@ -604,7 +602,7 @@ static void finish_sync(struct r5x_stripe *sh, bool ok)
 {
 	clear_bit(R5X_STRIPE_SYNC_FRESH, &sh->state);
 	clear_bit(R5X_STRIPE_SYNC, &sh->state);
-	md_done_sync(sh->conf->mddev, R5X_STRIPE_SECTORS, ok);
+	r5x_done_sync(sh->conf->mddev, R5X_STRIPE_SECTORS, ok);
 }
 
 /*
@@ -738,13 +736,13 @@ static void send_page(struct r5x_stripe *sh, struct r5x_dev *dev,
 {
 	atomic_inc(&sh->io_pending);
 	atomic_inc(&sh->count);
-	bio_init(bio, rdev->bdev, bio->bi_inline_vecs, 1, opf);
+	bio_init(bio, rdev->bdev, r5x_inline_vecs(bio), 1, opf);
 	bio->bi_iter.bi_sector = sh->sector + rdev->data_offset;
 	__bio_add_page(bio, dev->page, R5X_STRIPE_SIZE, 0);
 	bio->bi_end_io = end_member_io;
 	bio->bi_private = sh;
 	if (sync)
-		md_sync_acct(rdev->bdev, R5X_STRIPE_SECTORS);
+		r5x_sync_acct(rdev->bdev, R5X_STRIPE_SECTORS);
 	if (op_is_write(opf))
 		r5x_count(sh->conf, write_blocks, 1);
 	submit_bio_noacct(bio);
@@ -771,7 +769,8 @@ static void submit_member_io(struct r5x_stripe *sh, int i, blk_opf_t opf)
 {
 	struct r5x_conf *conf = sh->conf;
 	struct r5x_dev *dev = &sh->dev[i];
-	bool sync = test_and_clear_bit(R5X_DEV_SYNCIO, &dev->flags);
+	/* md counts sync I/O apart from other I/O (is_mddev_idle) */
+	bool sync = test_bit(R5X_STRIPE_SYNC, &sh->state);
 	struct md_rdev *rdev;
 
 	/* handle_stripe runs with no I/O in flight and plans one per page */
@@ -926,7 +925,7 @@ static void set_bad_or_fail(struct r5x_stripe *sh, struct md_rdev *rdev,
 static bool known_bad(struct md_rdev *rdev, sector_t sector)
 {
 	sector_t first_bad;
-	int bad_sectors;
+	r5x_bblen_t bad_sectors;
 
 	return is_badblock(rdev, sector, R5X_STRIPE_SECTORS, &first_bad,
 			   &bad_sectors) > 0 &&
@@ -994,8 +993,10 @@ static bool sync_failed_ok(struct r5x_stripe *sh)
 	}
 	if (!ok) {
 		r5x_pr(conf, warn,
-		       "cannot record a bad block on the member being rebuilt: recovery disabled\n");
-		conf->recovery_disabled = conf->mddev->recovery_disabled;
+		       "cannot record a bad block on the member being rebuilt: %s\n",
+		       R5X_HAVE_RECOVERY_OFF ? "recovery disabled" :
+		       "md fails it");
+		conf->recovery_disabled = r5x_recovery_off_now(conf->mddev);
 	}
 	return ok;
 }
