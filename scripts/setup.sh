@@ -2,9 +2,14 @@
 # Install every Debian 12 package the raid5x build, the QEMU guest, the test
 # suite and the benchmark need. Idempotent: runs `apt-get update` (once) and
 # `apt-get install` only when a package is missing. Must run as root (CI does).
+# Then prepares the build roots of the newer kernel lines (scripts/kroot.sh
+# prepare 6.12 and 7: trixie's and forky's current kernels, debootstrap'ed
+# under /var/cache/raid5x/roots, both at once; cached, so a second run only
+# asks the archive whether the kernels moved).
 #
-# usage: scripts/setup.sh [--check]
-#   --check   only report missing packages; exit 1 if any are missing
+# usage: scripts/setup.sh [--check] [--no-roots]
+#   --check     only report missing packages; exit 1 if any are missing
+#   --no-roots  packages only (also RAID5X_KERNELS without 6.12 and 7)
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 
@@ -16,19 +21,56 @@ packages=(
 	qemu-system-x86        # the guest
 	busybox-static         # guest userland
 	dkms                   # make install via DKMS (dkms.conf)
+	debootstrap            # build roots for 6.12 and 7.x (scripts/kroot.sh)
+	zstd                   # zstd-compressed kernel images and modules
 	mdadm fio e2fsprogs dmsetup kmod cpio xz-utils
 	sparse shellcheck gnuplot-nox bc
 	flex bison libelf-dev libssl-dev dwarves  # debug kernel build
 	dpkg-dev libaio-dev zlib1g-dev libudev-dev  # guest fio, patched mdadm
 	python3
 )
-check_only=0
-if [ "${1:-}" = "--check" ]; then
-	check_only=1
-elif [ $# -gt 0 ]; then
-	echo "usage: $0 [--check]" >&2
-	exit 64
-fi
+check_only=0 roots=1
+for a in "$@"; do
+	case $a in
+	--check) check_only=1 ;;
+	--no-roots) roots=0 ;;
+	*) echo "usage: $0 [--check] [--no-roots]" >&2; exit 64 ;;
+	esac
+done
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# the kernel lines whose roots to prepare: those of RAID5X_KERNELS (the
+# test suite's selection, default all) that need one
+lines=()
+for l in $(tr ',' ' ' <<<"${RAID5X_KERNELS:-6.1,6.12,7}"); do
+	[ "$l" = 6.1 ] || lines+=("$l")
+done
+[ "$roots" = 1 ] || lines=()
+
+# prepare_roots: scripts/kroot.sh prepare LINE for every line, in parallel
+# (logs build/logs/setup-root-LINE.log)
+prepare_roots() {
+	local l pids=() st=0 t0=$SECONDS logd i=0
+	[ ${#lines[@]} -gt 0 ] || return 0
+	logd=${BUILD:-$here/../build}/logs
+	mkdir -p "$logd"
+	echo "setup: preparing build roots for kernel lines ${lines[*]} (scripts/kroot.sh prepare, in parallel)"
+	for l in "${lines[@]}"; do
+		"$here/kroot.sh" prepare "$l" >"$logd/setup-root-$l.log" 2>&1 &
+		pids+=($!)
+	done
+	for l in "${lines[@]}"; do
+		if wait "${pids[$i]}"; then
+			echo "setup: $l: $(sed -n "s/^KVER='\(.*\)'$/\1/p" "$logd/setup-root-$l.log") ready ($(grep -o 'ready in [0-9]* s' "$logd/setup-root-$l.log" | tail -n 1 || echo cached))"
+		else
+			echo "setup: $l: kroot.sh prepare failed (log $logd/setup-root-$l.log):" >&2
+			tail -n 15 "$logd/setup-root-$l.log" | sed 's/^/setup:   | /' >&2
+			st=1
+		fi
+		i=$((i + 1))
+	done
+	echo "setup: build roots done in $((SECONDS - t0)) s"
+	return "$st"
+}
 
 installed() {
 	[ "$(dpkg-query -W -f='${db:Status-Abbrev}' "$1" 2>/dev/null | cut -c1-2)" = "ii" ]
@@ -41,7 +83,9 @@ done
 
 if [ ${#missing[@]} -eq 0 ]; then
 	echo "setup: all ${#packages[@]} packages are installed"
-	exit 0
+	[ "$check_only" = 1 ] && exit 0
+	prepare_roots
+	exit
 fi
 echo "setup: missing packages: ${missing[*]}"
 if [ "$check_only" = 1 ]; then
@@ -63,4 +107,5 @@ if [ ${#still[@]} -gt 0 ]; then
 	echo "setup: still missing after install: ${still[*]}" >&2
 	exit 1
 fi
+prepare_roots
 echo "setup: done"
