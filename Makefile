@@ -1,7 +1,9 @@
 # raid5x: out-of-tree md RAID5 personality (module md-raid5x.ko)
 #
 #   make              build md-raid5x.ko for the installed Debian kernel
-#   make KVER=...     build for another installed kernel
+#   make KVER=...     build for another kernel: installed, or a Debian
+#                     release of 6.12/7.x (KVER=6.12, KVER=7: the current
+#                     one), fetched and built in a root (scripts/kroot.sh)
 #   make KDIR=... MDSRC=...  build against a kernel tree (debug kernel)
 #   make check        run the whole test suite in QEMU guests
 #   make bench        run the side-by-side benchmark (raid456 vs raid5x)
@@ -13,6 +15,13 @@ KDIR  ?= /lib/modules/$(KVER)/build
 BUILD ?= $(CURDIR)/build
 MDINC ?= $(BUILD)/mdinc/$(KVER)
 MDSRC ?=
+# no headers of KVER here (trixie's 6.12, forky's 7.x) or a line (6.1, 6.12,
+# 7): scripts/kroot.sh fetches what it needs (as root, cached in
+# /var/cache/raid5x/roots) and builds in a root of that release
+KROOT := $(if $(filter file,$(origin KDIR)),$(if $(wildcard $(KDIR)/Makefile),,1))
+ifeq ($(KROOT)$(findstring -,$(KVER)),1)
+override KVER := $(shell scripts/kroot.sh resolve $(KVER) || echo $(KVER))
+endif
 
 .PHONY: all module deps check lint demo bench clean
 
@@ -21,9 +30,15 @@ all: module
 $(MDINC)/md.h:
 	scripts/mdheaders.sh $(KVER) $(MDINC) $(MDSRC)
 
+ifeq ($(KROOT),1)
+module:
+	scripts/kroot.sh make $(KVER) $(CURDIR) W=1
+else
 module: $(MDINC)/md.h
+	@scripts/kroot.sh check $(KVER)
 	scripts/kfeatures.sh $(KDIR) $(MDINC)
 	$(MAKE) -C $(KDIR) M=$(CURDIR) MDINC=$(MDINC) W=1 modules
+endif
 
 deps:
 	scripts/setup.sh

@@ -25,12 +25,15 @@
 #                  bind-mounted at their own paths) or on the host. ARGS
 #                  words with '=' are variables (e.g. W=1); other words are
 #                  the targets (default: modules).
-#   check KVER     exit 0 if KVER is of a supported line, else say why.
+#   check KVER     exit 0 if KVER is of a supported line (6.1, 6.12, 7.x),
+#                  else say why (exit 1).
 #
-# Which root a release needs, from its suffix:
-#   6.1.0-N-amd64          this host (bookworm): linux-headers-KVER and
-#                          linux-source-6.1 installed by scripts/setup.sh;
-#                          MDINC is build/mdinc/KVER (scripts/mdheaders.sh)
+# Where a release is built:
+#   on this host           when /lib/modules/KVER/build is here (bookworm's
+#                          6.1.0-N-amd64: headers and linux-source-6.1 from
+#                          scripts/setup.sh); MDINC is build/mdinc/KVER
+#                          (scripts/mdheaders.sh)
+# else, from its suffix, in a root:
 #   X+deb13-amd64          trixie (+ trixie-updates, trixie-security): gcc-14
 #   X+deb14-amd64          forky: gcc-16
 #   X+deb12-amd64          bookworm-backports (gcc-12, in its own root)
@@ -77,20 +80,37 @@ say() {
 	echo "kroot: $*" >&2
 }
 
-supported="6.1 (Debian 12's 6.1.0-N-amd64), 6.12 (X+deb13 or X+deb12) and 7.x (X+deb14)"
+supported="6.1, 6.12 and 7.x (Debian: 6.1.0-N-amd64 of bookworm, X+deb13-amd64 of trixie or X+deb12-amd64 of bookworm-backports, X+deb14-amd64 of forky)"
 
-# suite_of KVER: the root a release is built in (host, trixie, forky,
-# bookworm-backports); dies for an unsupported kernel.
+# line_of KVER: the supported line of a release (6.1, 6.12, 7); dies for
+# any other kernel
+line_of() {
+	case $1 in
+	6.1.*|6.1-*) echo 6.1 ;;
+	6.12.*|6.12-*) echo 6.12 ;;
+	7.*) echo 7 ;;
+	*) die "kernel $1 is not supported: raid5x supports Linux $supported" ;;
+	esac
+}
+
+# suite_of KVER: where a release is built: host (its headers are installed
+# here), trixie, forky or bookworm-backports (a root); dies for an
+# unsupported kernel.
 suite_of() {
 	local k=$1
+	line_of "$k" >/dev/null
+	if [ -e "/lib/modules/$k/build/Makefile" ]; then
+		echo host
+		return
+	fi
 	case $k in
+	*+deb13-amd64) echo trixie ;;
+	*+deb14-amd64) echo forky ;;
+	*+deb12-amd64) echo bookworm-backports ;;
 	6.1.0-*-amd64)
-		[[ $k =~ ^6\.1\.0-[0-9]+-amd64$ ]] && { echo host; return; } ;;
-	6.12.*+deb13-amd64) echo trixie; return ;;
-	6.12.*+deb12-amd64) echo bookworm-backports; return ;;
-	7.*+deb14-amd64) echo forky; return ;;
+		die "linux-headers-$k is not installed on this host: apt-get install linux-headers-$k linux-source-6.1 (scripts/setup.sh installs the current ones)" ;;
+	*) die "no headers of $k on this host, and it is no Debian release kroot.sh can fetch ($supported)" ;;
 	esac
-	die "kernel $k is not supported: raid5x supports Debian's $supported (amd64)"
 }
 
 # series_of KVER: the linux-source package's series (6.1, 6.12, 7.2)
@@ -296,8 +316,6 @@ cmd_prepare() {
 	local k=$1 s r series hv sv mdinc g st t0 tmp
 	s=$(suite_of "$k")
 	if [ "$s" = host ]; then
-		[ -e "/lib/modules/$k/build/Makefile" ] ||
-			die "linux-headers-$k is not installed on this host (apt-get install linux-headers-$k, or scripts/setup.sh)"
 		mdinc=${BUILD:-$top/build}/mdinc/$k
 		"$here/mdheaders.sh" "$k" "$mdinc" >&2
 		printf "KVER='%s'\nROOT=''\nKDIR='%s'\nMDINC='%s'\nKERNEL='%s'\nMODDIR='%s'\n" \
@@ -416,6 +434,6 @@ make)
 	cmd_make "$k" "$@" ;;
 check)
 	[ $# = 2 ] || usage_err "usage: check KVER"
-	suite_of "$2" >/dev/null ;;
+	line_of "$2" >/dev/null ;;
 *) usage_err "unknown command $1" ;;
 esac

@@ -1,7 +1,18 @@
 #!/usr/bin/env bash
-# Print the Debian kernel version raid5x builds for: the newest installed
-# linux-headers tree under /lib/modules (never the running kernel's `uname -r`).
+# Print the kernel release raid5x builds for by default: the running kernel
+# when its headers are installed (/lib/modules/$(uname -r)/build: a user
+# builds for the kernel they booted), else the newest installed headers
+# tree under /lib/modules (a build machine, a container, this sandbox).
+# Other kernel lines: make KVER=6.12 or KVER=7 (scripts/kroot.sh).
+#   --newest   the newest installed headers, whatever is running
 set -euo pipefail
+if [ "${1:-}" != --newest ]; then
+	run=$(uname -r)
+	if [ -e "/lib/modules/$run/build/Makefile" ]; then
+		echo "$run"
+		exit 0
+	fi
+fi
 best=""
 for d in /lib/modules/*/build; do
 	[ -e "$d/Makefile" ] || continue

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Extract drivers/md/{md.h,md-cluster.h,md-bitmap.h} for kernel KVER from the
-# Debian linux-source package into OUTDIR. md.h is not shipped in
+# Extract drivers/md/*.h (md.h, md-cluster.h, md-bitmap.h, ...) for kernel
+# KVER from the Debian linux-source package into OUTDIR. md.h is not shipped in
 # linux-headers; a struct mddev from another version corrupts memory silently,
 # so the source package version must equal the headers package version.
 #
@@ -32,7 +32,9 @@ mkdir -p "$out"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 top=$(basename "$tarball" .tar.xz)
-tar -xJf "$tarball" -C "$tmp" --wildcards \
-	"$top/drivers/md/md.h" "$top/drivers/md/md-cluster.h" "$top/drivers/md/md-bitmap.h"
-cp "$tmp/$top"/drivers/md/md*.h "$out/"
+# every header of drivers/md (md.h, md-bitmap.h, md-cluster.h and what
+# they include on newer kernels; a few hundred KB)
+tar -xJf "$tarball" -C "$tmp" --wildcards --no-wildcards-match-slash \
+	"$top/drivers/md/*.h"
+cp "$tmp/$top"/drivers/md/*.h "$out/"
 echo "mdheaders: extracted md.h for $kver into $out"
