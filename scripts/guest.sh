@@ -45,8 +45,11 @@
 #                      the marker or with a kernel panic.
 #
 # The guest runs GUEST_SCRIPT as /run.sh under bash with ARGS, in /tmp, after
-# /init has mounted proc/sys/devtmpfs/tmpfs/debugfs and loaded crc32c_generic,
-# md_mod, raid456 and loop. tests/lib/guest-lib.sh is at /lib/guest-lib.sh.
+# /init has mounted proc/sys/devtmpfs/tmpfs/debugfs and loaded crc32c_generic
+# and libcrc32c (where they are modules), md_mod, raid456 and loop.
+# Kernels of other releases (scripts/kroot.sh prepare prints KERNEL, MODDIR,
+# KVER): --kernel KERNEL --moddir MODDIR --kver KVER; the module tree must
+# hold plain .ko files (kroot.sh decompresses Debian's .ko.xz). tests/lib/guest-lib.sh is at /lib/guest-lib.sh.
 # /init prints "GUEST-VERDICT: PASS" or "GUEST-VERDICT: FAIL rc=N", then the
 # whole dmesg between @@DMESG-BEGIN@@ and @@DMESG-END@@, then powers off.
 #
@@ -169,6 +172,8 @@ fi
 [ -r "$kernel" ] || die "cannot read kernel $kernel (run scripts/setup.sh, or pass --kernel)"
 if [ ! -d "$moddir/kernel" ]; then
 	log "note: no module tree at $moddir (assuming md, raid456, loop are built in)"
+elif [ -n "$(find "$moddir/kernel/drivers/md" -name '*.ko.[xgz]*' -print -quit 2>/dev/null)" ]; then
+	die "$moddir holds compressed modules (.ko.xz/.gz/.zst), which the guest cannot load: use the decompressed tree of scripts/kroot.sh prepare (MODDIR)"
 fi
 for k in "${kos[@]}"; do
 	[ -f "$k" ] || die "no such module file: $k"
@@ -295,9 +300,10 @@ if [ ! -s "$static" ] || [ ! -d "$cache/root" ]; then
 	mkdir -p "$cache"
 	build_static
 	log "static initramfs: $(du -h "$static" | cut -f1) in $((SECONDS - t0)) s"
-	# keep the three most recently used caches
+	# keep the six most recently used caches (tests/run.sh's passes use
+	# four kernels at once: 6.1, 6.12, 7.x and the debug kernel)
 	find "$build/guest/cache" -mindepth 1 -maxdepth 1 -type d -printf '%T@ %p\n' |
-		sort -rn | tail -n +4 | cut -d' ' -f2- | while read -r old; do rm -rf "$old"; done
+		sort -rn | tail -n +7 | cut -d' ' -f2- | while read -r old; do rm -rf "$old"; done
 fi
 touch "$cache"
 flock -u 9
@@ -332,7 +338,12 @@ if [ ! -e "/lib/modules/$kv" ]; then
 		[ -d "$d" ] && ln -s "${d##*/}" "/lib/modules/$kv" && break
 	done
 fi
-for m in crc32c_generic libcrc32c md_mod raid456 loop; do
+# crc32c_generic and libcrc32c are modules up to 6.13; 6.14+ (7.x) has
+# the CRC library built in and neither module
+for m in crc32c_generic libcrc32c; do
+	modprobe "$m" 2>/dev/null || true
+done
+for m in md_mod raid456 loop; do
 	modprobe "$m" 2>/dev/null || [ -d "/sys/module/$m" ] ||
 		echo "guest-init: module $m not available"
 done

@@ -10,7 +10,11 @@
 #   --kernel F, --moddir D, --kver V, --mem MB, --append ARGS, --timeout S
 #                    passed to scripts/guest.sh (--timeout: per case, default
 #                    from the case's "# timeout: S" line, else 600;
-#                    doubled in the debug-kernel pass)
+#                    doubled in the debug-kernel pass); --kernel, --moddir
+#                    and --kver run the Debian pass on that kernel only
+#   --kernels LIST   the Debian kernel lines whose pass runs, comma-separated
+#                    from 6.1, 6.12, 7 (default all; also RAID5X_KERNELS);
+#                    the debug-kernel pass is chosen apart (--no-debug)
 #   --no-ko          run without md-raid5x.ko (the raid456 parts only; every
 #                    raid5x assertion then fails, by design)
 #   --smp N          guest CPUs for every case (default 2; while the two
@@ -20,8 +24,8 @@
 #   --no-debug       skip the debug-kernel pass (also RAID5X_DEBUG=0)
 #   --debug-only     skip the Debian-kernel pass (guest cases run on the
 #                    debug kernel only; host cases still run)
-#   --serial         run the debug-kernel pass after the Debian pass, not
-#                    alongside it (also RAID5X_DEBUG_PARALLEL=0)
+#   --serial         run the passes one after another in one lane, not
+#                    in two lanes side by side (also RAID5X_DEBUG_PARALLEL=0)
 #   --boot-each      boot a guest per case instead of one per pass (also
 #                    RAID5X_BOOT_EACH=1)
 #
@@ -37,6 +41,21 @@
 # Its last RAID5X_DEBUG_TAIL (default 2) cases run in whichever lane is free
 # first: its own, or the Debian pass's once that pass is over (a second
 # debug guest, log debug-tail-batch.log); 0 keeps them in its own lane.
+#
+# The passes on the newer Debian kernels (6.12: trixie's current kernel, 7:
+# forky's; scripts/kroot.sh prepare LINE makes their build root, headers,
+# md.h and the guest's image ready, cached; scripts/setup.sh does it ahead):
+# md-raid5x.ko is built for that kernel in build/logs/tests/module-KVER
+# (scripts/kroot.sh make: never the in-tree 6.1 build), then every guest
+# case runs on Debian's own image of that kernel, booted with
+# gl_scale=RAID5X_KERNEL_SCALE (default 1: full volumes). Their logs are
+# prefixed with the line (6.12-10-fio-verify.log).
+# Lanes: with two lanes (the default) the debug-kernel pass runs in the
+# second lane; the 6.12 and 7 passes are a queue that either lane takes
+# from once it is free (the Debian 6.1 pass's lane after that pass, the
+# debug lane after the debug pass), so the two lanes end close together.
+# Each pass's results end with "KVER: N passed, N failed"; the summary
+# repeats them per kernel before the total.
 #
 # Host-side cases (tests/host/*.sh: lint, packaging) run first, on the
 # host, printing KTAP on stdout.
@@ -66,6 +85,7 @@ usage() {
 }
 
 build=1 ko="" timeout="" verbose=0 noko=0 booteach=${RAID5X_BOOT_EACH:-0} debug=${RAID5X_DEBUG:-1} debugonly=0
+kernels=${RAID5X_KERNELS:-6.1,6.12,7} kscale=${RAID5X_KERNEL_SCALE:-1} custom=0
 parallel=${RAID5X_DEBUG_PARALLEL:-1} dscale=${RAID5X_DEBUG_SCALE:-4}
 dsample=${RAID5X_DEBUG_SAMPLE:-1} smp="" dtailn=${RAID5X_DEBUG_TAIL:-2}
 gargs=() cases=() bname=""
@@ -74,7 +94,8 @@ while [ $# -gt 0 ]; do
 	--no-build) build=0; shift ;;
 	--no-ko) build=0; noko=1; shift ;;
 	--ko) ko=${2:?}; build=0; shift 2 ;;
-	--kernel|--moddir|--kver) debug=0; gargs+=("$1" "${2:?$1 needs a value}"); shift 2 ;;
+	--kernel|--moddir|--kver) debug=0; custom=1; gargs+=("$1" "${2:?$1 needs a value}"); shift 2 ;;
+	--kernels) kernels=${2:?--kernels needs a list}; shift 2 ;;
 	--smp) smp=${2:?}; shift 2 ;;
 	--mem|--append) gargs+=("$1" "${2:?$1 needs a value}"); shift 2 ;;
 	--timeout) timeout=${2:?}; shift 2 ;;
@@ -88,6 +109,18 @@ while [ $# -gt 0 ]; do
 	*) cases+=("$1"); shift ;;
 	esac
 done
+
+# the kernel lines: 6.1 is the Debian pass (this host's kernel), the
+# others are extra passes (kernel_pass); a custom --kernel is 6.1's only
+debian=0 extra=()
+for l in $(tr ',' ' ' <<<"$kernels"); do
+	case $l in
+	6.1) debian=1 ;;
+	6.12|7) [ "$custom" = 1 ] || extra+=("$l") ;;
+	*) echo "run.sh: --kernels: unknown kernel line '$l' (6.1, 6.12, 7)" >&2; exit 64 ;;
+	esac
+done
+[ "$debugonly" = 0 ] || { debian=0; extra=(); }
 
 passed=0 failed=0
 fail_case() {
@@ -185,8 +218,11 @@ else
 fi
 
 # ---- run -----------------------------------------------------------------
-alongside=0   # 1: the debug-kernel pass runs alongside the Debian pass
-if [ "$debug" = 1 ] && [ "$parallel" = 1 ] && [ "$debugonly" = 0 ]; then
+# alongside=1: two lanes, the second runs the debug-kernel pass (if any)
+# and then takes extra kernel passes from the queue
+alongside=0
+if [ "$parallel" = 1 ] && [ $((debian + debug + ${#extra[@]})) -ge 2 ] &&
+	{ [ "$debugonly" = 0 ] || [ ${#extra[@]} -gt 0 ]; }; then
 	alongside=1
 fi
 suite_t0=$SECONDS
@@ -467,22 +503,28 @@ run_guest_cases() {
 
 # ---- the debug-kernel pass (KUnit, lockdep, KASAN) -----------------------
 debug_pass() {
-	local t0 dko paths f gsel
+	local t0 dko paths f gsel p0=$passed f0=$failed
 	echo "== debug kernel (scripts/debug-kernel.sh; first build takes minutes)"
 	t0=$SECONDS
 	if ! paths=$(scripts/debug-kernel.sh --print-paths 2>"$logdir/debug-kernel.log"); then
 		tail -n 20 "$logdir/debug-kernel.log" | sed 's/^/   | /'
 		fail_case "debug kernel build (log $logdir/debug-kernel.log)"
+		kernel_sum "debug kernel" "$p0" "$f0"
 		return 0
 	fi
 	eval "$paths"
 	echo "   debug kernel $KVER ready in $((SECONDS - t0)) s"
 	dko=$logdir/debug-module
-	rm -rf "$dko" && mkdir -p "$dko"
+	rm -rf "$dko" && mkdir -p "$dko/mdinc"
 	cp ./*.c ./*.h Kbuild "$dko/"
-	if ! make -C "$KDIR" M="$dko" MDINC="$MDINC" W=1 modules >"$logdir/debug-make.log" 2>&1; then
+	# md.h and r5x_features.h (scripts/kfeatures.sh) in a copy, not in
+	# the debug kernel's tree
+	cp "$MDINC"/*.h "$dko/mdinc/"
+	if ! { scripts/kfeatures.sh "$KDIR" "$dko/mdinc" &&
+		make -C "$KDIR" M="$dko" MDINC="$dko/mdinc" W=1 modules; } >"$logdir/debug-make.log" 2>&1; then
 		tail -n 20 "$logdir/debug-make.log" | sed 's/^/   | /'
 		fail_case "build md-raid5x.ko for the debug kernel"
+		kernel_sum "debug $KVER" "$p0" "$f0"
 		return 0
 	fi
 	gargs=(--kernel "$KERNEL" --moddir "$MODDIR" --kver "$KVER" --ko "$dko/md-raid5x.ko"
@@ -528,6 +570,75 @@ debug_pass() {
 		fi
 	fi
 	echo "== debug-kernel pass time $((SECONDS - t0)) s (volume scale $dscale)"
+	kernel_sum "debug $KVER" "$p0" "$f0"
+}
+
+# kernel_sum LABEL P0 F0: the pass's own counts (since passed=P0,
+# failed=F0) as "LABEL: N passed, N failed", printed and kept for the
+# summary ($ksum; both lanes append)
+kernel_sum() {
+	local line
+	line="$1: $((passed - $2)) passed, $((failed - $3)) failed"
+	echo "== $line"
+	echo "$line" >>"$ksum"
+}
+
+# kernel_pass LINE LANE: every guest case on Debian's current kernel of
+# LINE (6.12, 7), in lane LANE (main or debug: whether the other lane may
+# still be busy): scripts/kroot.sh prepares the kernel and builds
+# md-raid5x.ko for it in $logdir/module-KVER
+kernel_pass() {
+	local line=$1 lane=$2 t0 env dko f gsel=() p0=$passed f0=$failed
+	local KVER KERNEL MODDIR gargs=() tmult=1 ptcg=multi other
+	echo "== kernel $line: Debian's current kernel (scripts/kroot.sh prepare $line)"
+	t0=$SECONDS
+	if ! env=$(scripts/kroot.sh prepare "$line" 2>"$logdir/kroot-$line.log"); then
+		tail -n 20 "$logdir/kroot-$line.log" | sed 's/^/   | /'
+		fail_case "prepare kernel $line (log $logdir/kroot-$line.log)"
+		kernel_sum "kernel $line" "$p0" "$f0"
+		return 0
+	fi
+	eval "$(grep -E '^(KVER|KERNEL|MODDIR)=' <<<"$env")"
+	echo "   $KVER ready in $((SECONDS - t0)) s ($KERNEL)"
+	if [ "$noko" = 0 ]; then
+		dko=$logdir/module-$KVER
+		mkdir -p "$dko"
+		rm -f "$dko"/*.[ch] "$dko/Kbuild"
+		cp -p ./*.c ./*.h Kbuild "$dko/"
+		t0=$SECONDS
+		if ! scripts/kroot.sh make "$KVER" "$dko" W=1 >"$logdir/make-$KVER.log" 2>&1; then
+			tail -n 20 "$logdir/make-$KVER.log" | sed 's/^/   | /'
+			fail_case "build md-raid5x.ko for $KVER (log $logdir/make-$KVER.log)"
+			kernel_sum "$KVER" "$p0" "$f0"
+			return 0
+		fi
+		echo "   md-raid5x.ko for $KVER built in $((SECONDS - t0)) s ($(grep -c 'warning:' "$logdir/make-$KVER.log") warnings)"
+		gargs+=(--ko "$dko/md-raid5x.ko")
+	fi
+	gargs+=(--kernel "$KERNEL" --moddir "$MODDIR" --kver "$KVER")
+	[ "$kscale" = 1 ] || gargs+=(--append "gl_scale=$kscale")
+	# one host thread for the guest's CPUs while the other lane runs
+	other=$bdone
+	[ "$lane" = main ] || other=$ddone
+	if [ "$alongside" = 1 ] && [ ! -e "$other" ]; then
+		ptcg=single
+	fi
+	for f in "${sel[@]}"; do
+		[[ $f == tests/cases/* ]] && gsel+=("$f")
+	done
+	t0=$SECONDS
+	run_guest_cases "$line-" ${gsel[@]+"${gsel[@]}"}
+	echo "== kernel $KVER pass time $((SECONDS - t0)) s (volume scale $kscale)"
+	kernel_sum "$KVER" "$p0" "$f0"
+}
+
+# run_queue LANE: the extra kernel passes no lane has taken yet
+run_queue() {
+	local l
+	for l in ${extra[@]+"${extra[@]}"}; do
+		mkdir "$logdir/pass-$l.claim" 2>/dev/null || continue
+		kernel_pass "$l" "$1"
+	done
 }
 
 # debug_tail: in the Debian pass's lane, once that pass is over, run the
@@ -543,22 +654,30 @@ debug_tail() {
 }
 
 dpid="" dout=$logdir/debug-pass.out dres=$logdir/debug-pass.res ddone=$logdir/debian-pass.done
-dtenv=$logdir/debug-tail.env dclaim=$logdir/debug-tail.claim
-rm -rf "$ddone" "$dtenv" "$dclaim"
+dtenv=$logdir/debug-tail.env dclaim=$logdir/debug-tail.claim bdone=$logdir/debug-lane.done
+ksum=$logdir/kernels.sum
+rm -rf "$ddone" "$dtenv" "$dclaim" "$bdone" "$ksum" "$logdir"/pass-*.claim
+: >"$ksum"
 if [ "$alongside" = 1 ]; then
 	rm -f "$dres"
 	(
-		# the pass counts its own results and hands them back in $dres
+		# the lane counts its own results and hands them back in $dres
 		# shellcheck disable=SC2030
 		passed=0 failed=0
-		debug_pass >"$dout" 2>&1
+		{
+			[ "$debug" = 0 ] || debug_pass
+			run_queue debug
+		} >"$dout" 2>&1
+		: >"$bdone"
 		echo "$passed $failed" >"$dres"
 	) &
 	dpid=$!
-	echo "== debug-kernel pass running alongside (output below when done; ${dout#"$top"/})"
+	echo "== second lane: $([ "$debug" = 0 ] || echo "the debug-kernel pass, then ")kernel passes from the queue (output below when done; ${dout#"$top"/})"
 fi
 
 gsel=()
+# shellcheck disable=SC2031 # this shell's counts (the lane's are its own)
+p0=$passed f0=$failed
 for f in "${sel[@]}"; do
 	if [[ $f == tests/cases/* ]]; then
 		gsel+=("$f")
@@ -566,14 +685,25 @@ for f in "${sel[@]}"; do
 		run_case "$f"
 	fi
 done
-[ "$debugonly" = 1 ] || run_guest_cases "" ${gsel[@]+"${gsel[@]}"}
-: >"$ddone"   # the Debian pass is over (debug_pass reads it)
+# shellcheck disable=SC2031
+[ $((passed + failed)) = $((p0 + f0)) ] || kernel_sum "host" "$p0" "$f0"
+if [ "$debian" = 1 ] && [ "${#gsel[@]}" -gt 0 ]; then
+	# shellcheck disable=SC2031
+	p0=$passed f0=$failed t0=$SECONDS
+	dkver=$(sed -n 's/.*--kver \([^ ]*\).*/\1/p' <<<"${gargs[*]}")
+	[ -n "$dkver" ] || dkver=$(scripts/kver.sh 2>/dev/null || echo "Debian kernel")
+	run_guest_cases "" "${gsel[@]}"
+	echo "== kernel $dkver pass time $((SECONDS - t0)) s"
+	kernel_sum "$dkver" "$p0" "$f0"
+fi
+run_queue main
+: >"$ddone"   # this lane's passes are over (debug_pass reads it)
 [ -z "$dpid" ] || debug_tail
 
 if [ -n "$dpid" ]; then
 	t0=$SECONDS
 	wait "$dpid" || true
-	echo "== (waited $((SECONDS - t0)) s for the debug-kernel pass)"
+	echo "== (waited $((SECONDS - t0)) s for the second lane)"
 	cat "$dout"
 	if read -r dp df <"$dres" 2>/dev/null; then
 		# shellcheck disable=SC2031
@@ -585,6 +715,10 @@ if [ -n "$dpid" ]; then
 	fi
 elif [ "$debug" = 1 ]; then
 	debug_pass
+fi
+if [ -s "$ksum" ]; then
+	echo "== per kernel"
+	sed 's/^/   /' "$ksum"
 fi
 echo "== suite time $((SECONDS - suite_t0)) s"
 echo "$passed passed, $failed failed"
