@@ -8,6 +8,24 @@
  * number-first lookup of 0.90 arrays keeps finding raid456, and it always
  * reports level 5 to md, so the superblock keeps saying raid5 and raid456
  * can assemble the array again at any time.
+ *
+ * Why a private level number and not md's own: md keys personalities by
+ * level (a list up to 6.13, an xarray of submodule ids from 6.14), and the
+ * level number is what superblocks store, so the only number that names
+ * raid5x without claiming someone's arrays is one no superblock can hold.
+ * Users reach raid5x by name ("raid5x": mdadm --level=raid5x, or
+ * `echo raid5x > md/level`, md's takeover hook), never by number.  md_run
+ * sets mddev->level to the personality's number before calling run();
+ * run() sets it back to 5 before md writes any superblock (md_update_sb
+ * runs after run(), on every kernel from 6.1 to 7.x).
+ *
+ * sysfs: md removes the old personality's attribute group (to_remove) only
+ * at mddev_unlock, after the new one's run().  raid456's group has the
+ * same names as ours (stripe_cache_size, ...), so on a takeover from
+ * raid456 run() removes that group first: it is recognised by its
+ * stripe_cache_size attribute, and raid456 is the only personality that
+ * can hand over a level-5 array.  Its show/store methods would otherwise
+ * be called with our conf.
  */
 #include <linux/module.h>
 #include <linux/blkdev.h>
