@@ -11,7 +11,10 @@
 # sync_action idle (polled every 0.1 s), under speed_limit_min/max SPEED_MIN
 # /SPEED_MAX KB/s (/proc/sys/dev/raid). Then [4/4], `check` under the same
 # personality gives mismatch_cnt 0 and the array hashes the same.
-# One line per run: "@@RB pers=P rep=R secs=S member_mib=M check=C data=D".
+# Before the failure, a `check` and a `repair` of the clean array are timed
+# the same way (each must find mismatch_cnt 0).
+# One line per run: "@@RB pers=P rep=R secs=S check_secs=C repair_secs=R
+# member_mib=M check=C data=D" (secs: the recovery).
 # shellcheck source=../tests/lib/guest-lib.sh
 . /lib/guest-lib.sh
 reps=${1:?reps} size=${2:?size} chunk=${3:?chunk} smin=${4:?} smax=${5:?}
@@ -24,8 +27,24 @@ note "speed_limit_min $(cat /proc/sys/dev/raid/speed_limit_min) speed_limit_max 
 sys=/sys/block/md0/md
 failed=0
 
+# timed_action ACTION: run check or repair on md0, print its seconds from the
+# request to sync_action idle; fails unless it found mismatch_cnt 0.
+timed_action() {
+	local t0 i=0
+	t0=$EPOCHREALTIME
+	echo "$1" >"$sys/sync_action" || return 1
+	while [ "$(cat "$sys/sync_action")" = idle ] && [ "$i" -lt 20 ]; do
+		sleep 0.05
+		i=$((i + 1))
+	done
+	while [ "$(cat "$sys/sync_action")" != idle ]; do sleep 0.1; done
+	gl_since "$t0"
+	[ "$(cat "$sys/mismatch_cnt")" = 0 ] ||
+		{ note "$1: mismatch_cnt $(cat "$sys/mismatch_cnt")"; return 1; }
+}
+
 one_run() { # PERS REP
-	local pers=$1 rep=$2 devs sha0 sha1 t0 secs mm="?" data=bad i=0 dev_off mib
+	local pers=$1 rep=$2 devs sha0 sha1 t0 secs csecs rsecs mm="?" data=bad i=0 dev_off mib
 	read -r -a devs <<<"$(make_members 5 "$size")" || return 1
 	create_raid5 md0 4 "$chunk" left-symmetric "${devs[@]:0:4}" || return 1
 	if [ "$pers" = raid5x ]; then
@@ -35,6 +54,8 @@ one_run() { # PERS REP
 		--direct=1 --ioengine=libaio --iodepth=4 --size=100% \
 		--output=/dev/null || return 1
 	sha0=$(md_sha256 md0)
+	csecs=$(timed_action check) || return 1
+	rsecs=$(timed_action repair) || return 1
 	mdadm /dev/md0 --fail "${devs[1]}" >/dev/null 2>&1 || return 1
 	mdadm /dev/md0 --remove "${devs[1]}" >/dev/null 2>&1 || return 1
 	sync
@@ -57,7 +78,7 @@ one_run() { # PERS REP
 		mm=$(cat "$sys/mismatch_cnt")
 	sha1=$(md_sha256 md0)
 	[ "$sha1" = "$sha0" ] && data=ok
-	echo "@@RB pers=$pers rep=$rep secs=$secs member_mib=$mib check=$mm data=$data"
+	echo "@@RB pers=$pers rep=$rep secs=$secs check_secs=$csecs repair_secs=$rsecs member_mib=$mib check=$mm data=$data"
 	stop_array md0
 	for i in "${devs[@]}"; do losetup -d "$i"; done
 	rm -rf "$GL_MEMBER_DIR"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# rebuild-bench.sh: rebuild time of a 4-member array, raid5x vs raid456 side
-# by side, in one QEMU guest (issue 5, "Figures to report").
+# rebuild-bench.sh: check, repair and rebuild time of a 4-member array,
+# raid5x vs raid456 side by side, in one QEMU guest (issues 5 and 16).
 #
 # usage: scripts/rebuild-bench.sh [options]
 #   --reps N        repetitions, personalities interleaved (3)
@@ -58,39 +58,50 @@ trap 'rm -rf "$snap"' EXIT
 cp "$ko" "$snap/md-raid5x.ko"   # a rebuild of the tree cannot change it mid-run
 st=0
 GUEST_QUIET=1 scripts/guest.sh --ko "$snap/md-raid5x.ko" --mem "$mem" \
-	--timeout $((reps * 2 * 240 + 120)) --log "$logf" \
+	--timeout $((reps * 2 * 360 + 120)) --log "$logf" \
 	scripts/rebuild-bench-guest.sh "$reps" "$size" "$chunk" "$smin" "$smax" \
 	raid456 raid5x || st=$?
 grep '^@@RB ' "$logf" | awk '!seen[$0]++' | sed 's/^@@RB /  /'
 echo
-echo "Rebuild of one member of a 4-member array ($size MiB members, chunk ${chunk}K,"
+echo "Check, repair and rebuild of a 4-member array ($size MiB members, chunk ${chunk}K,"
 echo "speed_limit_min/max $smin/$smax KB/s, $reps runs each, interleaved; module $(modinfo -F srcversion "$ko" 2>/dev/null || echo '?'))"
 echo
 grep '^@@RB ' "$logf" | awk '
 	{ for (i = 2; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
 	  p = f["pers"]
 	  if (seen[p, f["rep"]]++) next   # a console line seen twice
-	  if (f["secs"] != "-") { n[p]++; t[p, n[p]] = f["secs"]; mib[p] = f["member_mib"] }
+	  if (f["secs"] != "-") {
+		n[p]++; mib[p] = f["member_mib"]
+		t["recovery", p, n[p]] = f["secs"]
+		t["check", p, n[p]] = f["check_secs"]
+		t["repair", p, n[p]] = f["repair_secs"]
+	  }
 	  if (f["check"] != "0" || f["data"] != "ok") bad[p]++ }
-	function median(p,   i, j, k, a, m) {
+	function median(o, p,   i, j, k, a, m) {
 		m = n[p]
-		for (i = 1; i <= m; i++) a[i] = t[p, i]
+		for (i = 1; i <= m; i++) a[i] = t[o, p, i]
 		for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++) if (a[j] < a[i]) { k = a[i]; a[i] = a[j]; a[j] = k }
 		return (m % 2) ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2
 	}
 	END {
-		print "| personality | runs | median s | min s | max s | MiB/s (median) | check + data |"
-		print "|---|---|---|---|---|---|---|"
-		for (q = 1; q <= 2; q++) {
-			p = (q == 1) ? "raid456" : "raid5x"
-			if (!n[p]) { printf "| %s | 0 | - | - | - | - | %s |\n", p, "no run"; continue }
-			md = median(p); lo = hi = t[p, 1]
-			for (i = 2; i <= n[p]; i++) { if (t[p, i] < lo) lo = t[p, i]; if (t[p, i] > hi) hi = t[p, i] }
-			printf "| %s | %d | %.1f | %.1f | %.1f | %.0f | %s |\n", p, n[p], md, lo, hi, mib[p] / md, bad[p] ? bad[p] " failed" : "all ok"
-			med[p] = md
+		print "| action | personality | runs | median s | min s | max s | MiB/s per member (median) | checks |"
+		print "|---|---|---|---|---|---|---|---|"
+		split("check repair recovery", ops, " ")
+		for (x = 1; x <= 3; x++) {
+			o = ops[x]
+			for (q = 1; q <= 2; q++) {
+				p = (q == 1) ? "raid456" : "raid5x"
+				if (!n[p]) { printf "| %s | %s | 0 | - | - | - | - | no run |\n", o, p; continue }
+				md = median(o, p); lo = hi = t[o, p, 1]
+				for (i = 2; i <= n[p]; i++) { if (t[o, p, i] < lo) lo = t[o, p, i]; if (t[o, p, i] > hi) hi = t[o, p, i] }
+				printf "| %s | %s | %d | %.1f | %.1f | %.1f | %.0f | %s |\n", o, p, n[p], md, lo, hi, mib[p] / md, bad[p] ? bad[p] " failed" : "all ok"
+				med[o, p] = md
+			}
 		}
-		if (med["raid456"] && med["raid5x"])
-			printf "\nraid5x / raid456 rebuild time: %.2f\n", med["raid5x"] / med["raid456"]
+		print ""
+		for (x = 1; x <= 3; x++)
+			if (med[ops[x], "raid456"] && med[ops[x], "raid5x"])
+				printf "raid5x speed / raid456 speed, %s: %.2f\n", ops[x], med[ops[x], "raid456"] / med[ops[x], "raid5x"]
 	}'
 if [ "$st" = 1 ]; then
 	echo "rebuild-bench.sh: a run failed its checks (log $logf)" >&2
