@@ -19,6 +19,7 @@ not_ok() { n=$((n + 1)); bad=$((bad + 1)); echo "not ok $n - $1"; shift; printf 
 echo "KTAP version 1"
 echo "1..4"
 scripts/mdheaders.sh "$kver" "$mdinc" >/dev/null
+scripts/kfeatures.sh "$kdir" "$mdinc" >/dev/null
 
 # 1-2: W=1 and sparse, on a private copy so every file is compiled and a
 # concurrent build or test run in the tree is not disturbed
