@@ -47,7 +47,7 @@
 # parity check above.
 #
 # Output: per run one JSON line (fio JSON, member sectors read/written from
-# /sys/block/loopN/stat fields 3 and 7 before/after, raid5x_counters
+# /sys/block/loopN/stat fields 3 and 7 before/after, md/raid5x_stats/
 # before/after, verification) sent with emit_out (base64) inside the console
 # log, and a progress line "@@BENCH [i/n] ARRAY JOB rep R: X MiB/s".
 # shellcheck source=../tests/lib/guest-lib.sh
@@ -118,11 +118,10 @@ jkv() {
 kv_file_json() {
 	awk 'BEGIN { printf "{" } NF >= 2 { printf "%s\"%s\":%s", s, $1, $2; s = "," } END { printf "}" }' "$1"
 }
-# counters_json MD: raid5x_counters as JSON, null when not raid5x
+# counters_json MD: md/raid5x_stats/ as JSON, null when not raid5x
 counters_json() {
-	local f
-	f=$(md_sys "$1")/raid5x_counters
-	if [ -r "$f" ]; then kv_file_json "$f"; else printf null; fi
+	local kv
+	if kv=$(r5x_stats "$1"); then kv_file_json - <<<"$kv"; else printf null; fi
 }
 # tunables_json MD: the array's stripe cache and raid5x tunables
 tunables_json() {

@@ -279,7 +279,7 @@ cell() { # PASS TEST
 		"$(date -u +%Y-%m-%d), raid5x $(git -C "$top" describe --always --dirty 2>/dev/null))," \
 		"${wall}. raid5x pass: md-raid5x claim_raid5=1, raid456 unloaded and" \
 		"blocked (\`install raid456 /bin/false\`); the sampler checks every 0.2 s that" \
-		"each level-5 array has md/raid5x_counters."
+		"each level-5 array has md/raid5x_stats/."
 	echo
 	echo "| test | source | raid456 | raid5x | raid5x check / skip reason |"
 	echo "|---|---|---|---|---|"
