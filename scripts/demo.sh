@@ -4,7 +4,7 @@
 # usage: scripts/demo.sh [-h|--help]
 #
 # On this host, as root: installs the Debian packages that are missing
-# (scripts/setup.sh: apt-get update, apt-get install), builds md-raid5x.ko
+# (scripts/setup.sh: apt-get update, apt-get install; and jq), builds md-raid5x.ko
 # and the patched mdadm (scripts/build-mdadm.sh: apt-get source mdadm; if
 # apt has no deb-src entry it first writes
 # /etc/apt/sources.list.d/raid5x-deb-src.sources). Nothing is installed
@@ -38,7 +38,10 @@ as_root() {
 }
 echo "demo: [1/4] packages: scripts/setup.sh installs what is missing on this host (apt-get update, apt-get install)"
 as_root scripts/setup.sh
-command -v jq >/dev/null || { echo "demo: jq is missing: apt-get install jq" >&2; exit 1; }
+if ! command -v jq >/dev/null; then   # until scripts/setup.sh lists it
+	echo "demo: jq (fio's JSON in the guest) is missing: apt-get install jq on this host"
+	as_root apt-get install -y --no-install-recommends jq </dev/null
+fi
 echo "demo: [2/4] building md-raid5x.ko (make)"
 make module
 echo "demo: [3/4] building the patched mdadm (make mdadm; apt-get source mdadm, cached)"
