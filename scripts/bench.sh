@@ -73,7 +73,13 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 top=$(cd "$here/.." && pwd)
 self=$here/$(basename "${BASH_SOURCE[0]}")
 
+# usage [0]: the header comment; with 0 (--help) on stdout and status 0,
+# else on stderr and status 64 (a usage error)
 usage() {
+	if [ "${1:-64}" = 0 ]; then
+		sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$self"
+		exit 0
+	fi
 	sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$self" >&2
 	exit 64
 }
@@ -145,7 +151,7 @@ while [ $# -gt 0 ]; do
 	--report) report_log=${2:?--report needs a console log}; shift 2 ;;
 	--verbose | -v) verbose=1; shift ;;
 	--list-jobs) list_jobs; exit 0 ;;
-	-h | --help) usage ;;
+	-h | --help) usage 0 ;;
 	*) echo "bench.sh: unknown option $opt" >&2; usage ;;
 	esac
 done
