@@ -69,7 +69,7 @@ else
 	find . \( -path ./build -o -path ./.git \) -prune -o -type f \
 		! -name '*.o' ! -name '*.ko' ! -name '*.mod' ! -name '*.mod.c' \
 		! -name '*.cmd' ! -name '*.o.d' ! -name Module.symvers \
-		! -name modules.order -print0
+		! -name modules.order ! -name '.checkpatch-camelcase.*' -print0
 fi | xargs -0 cp --parents -t "$src"
 cp dkms.conf "$src/"
 touch "$src/.raid5x-check"
