@@ -141,14 +141,15 @@ stats_json() {
 	s=$(member_stats "$@") || { printf null; return; }
 	printf '[%s,%s]' "${s% *}" "${s#* }"
 }
-# fio_json_line FILE: fio's JSON output on one line (leading noise dropped)
+# fio_json_line FILE: fio's JSON output on one line (jq -c; the lines fio
+# may print before the JSON, such as warnings, dropped)
 fio_json_line() {
-	awk 'f || /^\{/ { f = 1; sub(/^[ \t]+/, ""); printf "%s", $0 }' "$1"
+	sed -n '/^{/,$p' "$1" | jq -c . 2>/dev/null || true
 }
 # fio_mibs JSONLINE: total bandwidth (read+write) in MiB/s
 fio_mibs() {
-	{ grep -o '"bw_bytes" *: *[0-9]*' <<<"$1" || true; } |
-		awk -F: '{ s += $2 } END { printf "%.1f", s / 1048576 }'
+	{ jq -r '[.jobs[] | .read.bw_bytes + .write.bw_bytes] | add / 1048576' \
+		<<<"$1" 2>/dev/null || true; } | awk '{ printf "%.1f", $1 }'
 }
 # emit_record JSON: send one JSON line to the host
 emit_record() {

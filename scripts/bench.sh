@@ -207,6 +207,7 @@ fi
 
 command -v python3 >/dev/null || die "python3 missing"
 command -v gnuplot >/dev/null || echo "bench.sh: gnuplot missing: no chart" >&2
+jq=$(command -v jq) || die "jq missing (apt-get install jq): the guest reads fio's JSON with it"
 
 # ---- the module ----------------------------------------------------------
 git_desc=$(git -C "$top" describe --always --dirty --abbrev=12 2>/dev/null || echo unknown)
@@ -264,7 +265,7 @@ echo "bench.sh: $mode in one guest boot (timeout ${timeout} s), console log $log
 echo "bench.sh: guest args: ${gargs[*]}"
 
 trap 'echo "bench.sh: interrupted; the partial console log is $log (bench.sh --report $log)" >&2; exit 130' INT TERM
-gflags=(--ko "$snap" --timeout "$timeout" --mem "$mem" --log "$log")
+gflags=(--ko "$snap" --timeout "$timeout" --mem "$mem" --log "$log" --bin "$jq")
 if [ "$profile" = 1 ]; then
 	perf=$(command -v perf) || die "--profile needs perf (apt-get install linux-perf)"
 	gflags+=(--bin "$perf")
