@@ -110,11 +110,21 @@ stop_array md0
 param=/sys/module/md_raid5x/parameters/claim_raid5
 mkdir -p /etc/modprobe.d
 echo "options md-raid5x claim_raid5=1" >/etc/modprobe.d/raid5x.conf
+# reload_says Y|N: modprobe md-raid5x (not loaded), claim_raid5 reads $1
+reload_says() {
+	local v i=0
+	while [ -d /sys/module/md_raid5x ] && [ "$i" -lt 50 ]; do
+		gl_nap 0.1
+		i=$((i + 1))
+	done
+	[ ! -d /sys/module/md_raid5x ] || { note "md-raid5x still loaded 5 s after rmmod"; return 1; }
+	modprobe md-raid5x || return 1
+	v=$(cat "$param") || return 1
+	[ "$v" = "$1" ] || { note "claim_raid5=$v; modprobe.d: $(cat /etc/modprobe.d/* 2>&1)"; return 1; }
+}
 tap_check "rmmod md-raid5x (no array on it)" rmmod md-raid5x
-tap_check "modprobe.d options: claim_raid5=Y" \
-	sh -c "modprobe md-raid5x && test \"\$(cat $param)\" = Y"
+tap_check "modprobe.d options: claim_raid5=Y" reload_says Y
 rm /etc/modprobe.d/raid5x.conf
 rmmod md-raid5x
-tap_check "without the file: claim_raid5=N" \
-	sh -c "modprobe md-raid5x && test \"\$(cat $param)\" = N"
+tap_check "without the file: claim_raid5=N" reload_says N
 tap_done
