@@ -53,7 +53,7 @@ demo:
 	scripts/demo.sh
 
 bench:
-	scripts/bench.sh
+	scripts/bench.sh $(BENCH_ARGS)
 
 clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) clean || true

@@ -2,9 +2,9 @@
 /*
  * counters.h - every policy decision raid5x makes, counted.
  *
- * One row per counter: name (as printed in sysfs "counters") and meaning.
- * A benchmark reads them before and after a run to explain its numbers;
- * writing anything to "counters" resets them.
+ * One row per counter: name (its file in /sys/block/mdX/md/raid5x_stats/)
+ * and meaning.  A benchmark reads them before and after a run to explain
+ * its numbers; writing 1 to raid5x_stats/reset zeroes them all.
  */
 #ifndef RAID5X_COUNTERS_H
 #define RAID5X_COUNTERS_H
@@ -51,6 +51,9 @@ struct r5x_counters {
 #define r5x_count(conf, name, n) \
 	atomic64_add((n), &(conf)->stats.v[R5X_C_##name])
 
-extern const char *const r5x_counter_names[R5X_NR_COUNTERS];
+struct mddev;
+/* sysfs.c: the attributes and raid5x_stats/ of an array raid5x runs */
+int r5x_sysfs_add(struct mddev *mddev);
+void r5x_sysfs_del(struct mddev *mddev);
 
 #endif /* RAID5X_COUNTERS_H */

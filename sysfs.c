@@ -7,18 +7,12 @@
  * rejects anything out of range with -EINVAL and then changes nothing.
  * Stores take md's reconfig mutex and check that raid5x still runs the
  * array, so a store racing with a personality change cannot touch a conf
- * that is not ours.
+ * that is not ours.  The counters are files of their own in raid5x_stats/.
  */
 #include <linux/kernel.h>
 #include <linux/sysfs.h>
 #include "raid5x.h"
 #include "stripe_cache.h"
-
-const char *const r5x_counter_names[R5X_NR_COUNTERS] = {
-#define R5X_COUNTER_NAME(name, help) #name,
-	R5X_COUNTERS(R5X_COUNTER_NAME)
-#undef R5X_COUNTER_NAME
-};
 
 /* Lock the array and return our conf, or NULL if raid5x is not running it. */
 static struct r5x_conf *lock_conf(struct mddev *mddev, int *err)
@@ -59,7 +53,7 @@ static ssize_t show_int(struct mddev *mddev, char *page, size_t off)
 
 /*
  * Tunables: X(name, field in struct r5x_conf, min, max (-1: stripe_cache_size))
- * See README "sysfs reference" for meanings and defaults.
+ * Meanings and defaults: docs/sysfs.md.
  */
 #define R5X_TUNABLES(X)							\
 	X(preread_bypass_threshold, tun.preread_bypass_threshold, 0, -1) \
@@ -128,40 +122,65 @@ static ssize_t stripe_cache_active_show(struct mddev *mddev, char *page)
 static struct md_sysfs_entry r5x_stripe_cache_active =
 	__ATTR(stripe_cache_active, 0444, stripe_cache_active_show, NULL);
 
-/* "counters": one "name value" line per counter; any write resets all. */
-static ssize_t counters_show(struct mddev *mddev, char *page)
+/*
+ * raid5x_stats/: one read-only file per counter (R5X_COUNTERS), and a
+ * write-only "reset" that zeroes them all.  Neither takes md's reconfig
+ * mutex (mddev->lock keeps the conf alive, as for show_int()), so the
+ * group can be removed under that mutex when raid5x lets go of the array.
+ */
+static ssize_t show_counter(struct mddev *mddev, char *page, int i)
 {
 	struct r5x_conf *conf;
-	ssize_t n = 0;
-	int i;
+	ssize_t ret = -ENODEV;
 
 	spin_lock(&mddev->lock);
 	conf = r5x_is_ours(mddev) ? mddev->private : NULL;
-	for (i = 0; conf && i < R5X_NR_COUNTERS; i++)
-		n += sysfs_emit_at(page, n, "%s %lld\n", r5x_counter_names[i],
-				   (long long)atomic64_read(&conf->stats.v[i]));
+	if (conf)
+		ret = sysfs_emit(page, "%lld\n",
+				 (long long)atomic64_read(&conf->stats.v[i]));
 	spin_unlock(&mddev->lock);
-	return n;
+	return ret;
 }
 
-static ssize_t counters_store(struct mddev *mddev, const char *page, size_t len)
+#define R5X_STAT_FNS(name, help)					\
+static ssize_t stat_##name##_show(struct mddev *mddev, char *page)	\
+{									\
+	return show_counter(mddev, page, R5X_C_##name);			\
+}									\
+static struct md_sysfs_entry r5x_stat_##name =				\
+	__ATTR(name, 0444, stat_##name##_show, NULL);
+R5X_COUNTERS(R5X_STAT_FNS)
+#undef R5X_STAT_FNS
+
+static ssize_t reset_store(struct mddev *mddev, const char *page, size_t len)
 {
 	struct r5x_conf *conf;
-	int err, i;
+	int i;
 
-	if (!sysfs_streq(page, "0") && !sysfs_streq(page, "reset"))
+	if (!sysfs_streq(page, "1"))
 		return -EINVAL;
-	conf = lock_conf(mddev, &err);
-	if (!conf)
-		return err;
-	for (i = 0; i < R5X_NR_COUNTERS; i++)
+	spin_lock(&mddev->lock);
+	conf = r5x_is_ours(mddev) ? mddev->private : NULL;
+	for (i = 0; conf && i < R5X_NR_COUNTERS; i++)
 		atomic64_set(&conf->stats.v[i], 0);
-	mddev_unlock(mddev);
-	return len;
+	spin_unlock(&mddev->lock);
+	return conf ? len : -ENODEV;
 }
 
-static struct md_sysfs_entry r5x_counters =
-	__ATTR(raid5x_counters, 0644, counters_show, counters_store);
+static struct md_sysfs_entry r5x_stats_reset = __ATTR_WO(reset);
+
+static struct attribute *r5x_stats_attrs[] = {
+#define R5X_STAT_ATTR(name, help) &r5x_stat_##name.attr,
+	R5X_COUNTERS(R5X_STAT_ATTR)
+#undef R5X_STAT_ATTR
+	&r5x_stats_reset.attr,
+	NULL,
+};
+
+static const struct attribute_group r5x_stats_group = {
+	.name = "raid5x_stats",
+	.attrs = r5x_stats_attrs,
+};
 
 static struct attribute *r5x_attrs[] = {
 	&r5x_stripe_cache_size.attr,
@@ -169,7 +188,6 @@ static struct attribute *r5x_attrs[] = {
 #define R5X_TUNABLE_ATTR(name, field, min, max) &r5x_##name.attr,
 	R5X_TUNABLES(R5X_TUNABLE_ATTR)
 #undef R5X_TUNABLE_ATTR
-	&r5x_counters.attr,
 	NULL,
 };
 
@@ -177,3 +195,42 @@ struct attribute_group r5x_attr_group = {
 	.name = NULL,
 	.attrs = r5x_attrs,
 };
+
+/*
+ * r5x_sysfs_add - give a running array raid5x's attributes (from ->run).
+ *
+ * md removes a personality's group only after dropping the reconfig mutex
+ * (mddev->to_remove, one group): r5x_attr_group goes that way, and is kept
+ * if raid5x runs the array again before md got to it.  raid5x_stats/ is
+ * created here and removed by r5x_sysfs_del() directly, since none of its
+ * files takes the reconfig mutex.
+ */
+int r5x_sysfs_add(struct mddev *mddev)
+{
+	int err;
+
+	if (!mddev->kobj.sd)
+		return 0;
+	if (mddev->to_remove == &r5x_attr_group) {
+		mddev->to_remove = NULL;
+	} else {
+		err = sysfs_create_group(&mddev->kobj, &r5x_attr_group);
+		if (err)
+			return err;
+	}
+	return sysfs_create_group(&mddev->kobj, &r5x_stats_group);
+}
+
+/* r5x_sysfs_del - take them away again (from ->free, reconfig mutex held). */
+void r5x_sysfs_del(struct mddev *mddev)
+{
+	struct kernfs_node *kn = NULL;
+
+	if (mddev->kobj.sd)
+		kn = sysfs_get_dirent(mddev->kobj.sd, r5x_stats_group.name);
+	if (kn) {	/* absent if r5x_sysfs_add() failed */
+		sysfs_put(kn);
+		sysfs_remove_group(&mddev->kobj, &r5x_stats_group);
+	}
+	mddev->to_remove = &r5x_attr_group;
+}

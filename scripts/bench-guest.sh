@@ -47,7 +47,7 @@
 # parity check above.
 #
 # Output: per run one JSON line (fio JSON, member sectors read/written from
-# /sys/block/loopN/stat fields 3 and 7 before/after, raid5x_counters
+# /sys/block/loopN/stat fields 3 and 7 before/after, md/raid5x_stats/
 # before/after, verification) sent with emit_out (base64) inside the console
 # log, and a progress line "@@BENCH [i/n] ARRAY JOB rep R: X MiB/s".
 # shellcheck source=../tests/lib/guest-lib.sh
@@ -118,11 +118,10 @@ jkv() {
 kv_file_json() {
 	awk 'BEGIN { printf "{" } NF >= 2 { printf "%s\"%s\":%s", s, $1, $2; s = "," } END { printf "}" }' "$1"
 }
-# counters_json MD: raid5x_counters as JSON, null when not raid5x
+# counters_json MD: md/raid5x_stats/ as JSON, null when not raid5x
 counters_json() {
-	local f
-	f=$(md_sys "$1")/raid5x_counters
-	if [ -r "$f" ]; then kv_file_json "$f"; else printf null; fi
+	local kv
+	if kv=$(r5x_stats "$1"); then kv_file_json - <<<"$kv"; else printf null; fi
 }
 # tunables_json MD: the array's stripe cache and raid5x tunables
 tunables_json() {
@@ -142,14 +141,15 @@ stats_json() {
 	s=$(member_stats "$@") || { printf null; return; }
 	printf '[%s,%s]' "${s% *}" "${s#* }"
 }
-# fio_json_line FILE: fio's JSON output on one line (leading noise dropped)
+# fio_json_line FILE: fio's JSON output on one line (jq -c; the lines fio
+# may print before the JSON, such as warnings, dropped)
 fio_json_line() {
-	awk 'f || /^\{/ { f = 1; sub(/^[ \t]+/, ""); printf "%s", $0 }' "$1"
+	sed -n '/^{/,$p' "$1" | jq -c . 2>/dev/null || true
 }
 # fio_mibs JSONLINE: total bandwidth (read+write) in MiB/s
 fio_mibs() {
-	{ grep -o '"bw_bytes" *: *[0-9]*' <<<"$1" || true; } |
-		awk -F: '{ s += $2 } END { printf "%.1f", s / 1048576 }'
+	{ jq -r '[.jobs[] | .read.bw_bytes + .write.bw_bytes] | add / 1048576' \
+		<<<"$1" 2>/dev/null || true; } | awk '{ printf "%.1f", $1 }'
 }
 # emit_record JSON: send one JSON line to the host
 emit_record() {

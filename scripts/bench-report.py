@@ -693,8 +693,16 @@ def hunt_report(recs, meta, outdir):
     return 0 if ok else 1
 
 
+class UsageParser(argparse.ArgumentParser):
+    """argparse with the project's convention: a usage error exits 64."""
+
+    def error(self, message):
+        self.print_usage(sys.stderr)
+        self.exit(64, "%s: error: %s\n" % (self.prog, message))
+
+
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = UsageParser(description=__doc__.split("\n")[0])
     ap.add_argument("--log", required=True, help="guest console log")
     ap.add_argument("--outdir", required=True)
     ap.add_argument("--mode", choices=["suite", "hunt"], default=None)

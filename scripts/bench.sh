@@ -73,7 +73,13 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 top=$(cd "$here/.." && pwd)
 self=$here/$(basename "${BASH_SOURCE[0]}")
 
+# usage [0]: the header comment; with 0 (--help) on stdout and status 0,
+# else on stderr and status 64 (a usage error)
 usage() {
+	if [ "${1:-64}" = 0 ]; then
+		sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$self"
+		exit 0
+	fi
 	sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$self" >&2
 	exit 64
 }
@@ -145,7 +151,7 @@ while [ $# -gt 0 ]; do
 	--report) report_log=${2:?--report needs a console log}; shift 2 ;;
 	--verbose | -v) verbose=1; shift ;;
 	--list-jobs) list_jobs; exit 0 ;;
-	-h | --help) usage ;;
+	-h | --help) usage 0 ;;
 	*) echo "bench.sh: unknown option $opt" >&2; usage ;;
 	esac
 done
@@ -201,6 +207,7 @@ fi
 
 command -v python3 >/dev/null || die "python3 missing"
 command -v gnuplot >/dev/null || echo "bench.sh: gnuplot missing: no chart" >&2
+jq=$(command -v jq) || die "jq missing (apt-get install jq): the guest reads fio's JSON with it"
 
 # ---- the module ----------------------------------------------------------
 git_desc=$(git -C "$top" describe --always --dirty --abbrev=12 2>/dev/null || echo unknown)
@@ -258,7 +265,7 @@ echo "bench.sh: $mode in one guest boot (timeout ${timeout} s), console log $log
 echo "bench.sh: guest args: ${gargs[*]}"
 
 trap 'echo "bench.sh: interrupted; the partial console log is $log (bench.sh --report $log)" >&2; exit 130' INT TERM
-gflags=(--ko "$snap" --timeout "$timeout" --mem "$mem" --log "$log")
+gflags=(--ko "$snap" --timeout "$timeout" --mem "$mem" --log "$log" --bin "$jq")
 if [ "$profile" = 1 ]; then
 	perf=$(command -v perf) || die "--profile needs perf (apt-get install linux-perf)"
 	gflags+=(--bin "$perf")

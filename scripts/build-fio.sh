@@ -20,6 +20,11 @@
 # version and flags (OUTDIR/stamp). Needs dpkg-dev, libaio-dev, zlib1g-dev
 # (installed if missing). Prints the path of the result on its last line.
 set -euo pipefail
+case ${1:-} in
+-h|--help) sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0"; exit 0 ;;
+-*) echo "build-fio.sh: unknown option '$1' (try --help)" >&2; exit 64 ;;
+esac
+[ $# -le 1 ] || { echo "build-fio.sh: one OUTDIR at most (try --help)" >&2; exit 64; }
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 out=${1:-${RAID5X_CACHE:-/var/cache/raid5x/debug-kernel}/fio}
 export DEBIAN_FRONTEND=noninteractive

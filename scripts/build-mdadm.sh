@@ -12,6 +12,11 @@
 # (OUTDIR/stamp). The result links the same libraries as Debian's mdadm, so
 # the test guest can run it (scripts/guest.sh --file).
 set -euo pipefail
+case ${1:-} in
+-h|--help) sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0"; exit 0 ;;
+-*) echo "build-mdadm.sh: unknown option '$1' (try --help)" >&2; exit 64 ;;
+esac
+[ $# -le 1 ] || { echo "build-mdadm.sh: one OUTDIR at most (try --help)" >&2; exit 64; }
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 out=${1:-$top/build/mdadm}
 export DEBIAN_FRONTEND=noninteractive

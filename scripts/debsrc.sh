@@ -10,7 +10,7 @@ debsrc_version() {
 	local v
 	if ! apt-get indextargets --format '$(CREATED_BY)' 2>/dev/null | grep -qx Sources; then
 		[ "$(id -u)" = 0 ] || die "no deb-src entry for apt and not root; add one"
-		echo "${0##*/}: adding a deb-src entry for bookworm" >&2
+		echo "${0##*/}: apt has no deb-src entry: writing /etc/apt/sources.list.d/raid5x-deb-src.sources (bookworm, deb.debian.org) and running apt-get update" >&2
 		cat >/etc/apt/sources.list.d/raid5x-deb-src.sources <<'SRC'
 Types: deb-src
 URIs: http://deb.debian.org/debian

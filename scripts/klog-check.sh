@@ -9,7 +9,11 @@
 # Used by scripts/guest.sh (the whole boot) and tests/run.sh (one case of
 # a batch).
 set -euo pipefail
-name=${1:?usage: klog-check.sh NAME KLOG} klog=${2:?usage: klog-check.sh NAME KLOG}
+case ${1:-} in
+-h|--help) sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0"; exit 0 ;;
+esac
+[ $# = 2 ] || { echo "usage: klog-check.sh NAME KLOG (try --help)" >&2; exit 64; }
+name=$1 klog=$2
 
 # Kernel log lines that fail a run (fixed strings, case-sensitive).
 # lockdep reports start with "WARNING: possible ..." / "INFO: possible ...";

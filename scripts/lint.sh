@@ -5,7 +5,16 @@
 #   checkpatch.pl --strict (from linux-source) without errors or warnings
 #   beyond .checkpatch-ignore (each type there has its reason);
 #   and every shell script through shellcheck.
+# Files are found with find, not git, so a release tarball or the DKMS
+# source tree is checked too; a check that finds no file fails.
+#
+# usage: scripts/lint.sh [-h|--help]   (KVER, KDIR, BUILD as for make)
 set -euo pipefail
+case ${1:-} in
+-h|--help) sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0"; exit 0 ;;
+"") ;;
+*) echo "lint.sh: unknown argument '$1' (try --help)" >&2; exit 64 ;;
+esac
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$top"
 kver=${KVER:-$(scripts/kver.sh)}
@@ -13,6 +22,12 @@ kdir=${KDIR:-/lib/modules/$kver/build}
 build=${BUILD:-$top/build}
 mdinc=$build/mdinc/$kver
 n=0 bad=0
+# sources FIND-ARGS...: the tree's files matching FIND-ARGS, sorted, without
+# build/, .git/ and kbuild's generated *.mod.c
+sources() {
+	find . \( -path ./build -o -path ./.git \) -prune -o -type f \
+		! -name '*.mod.c' \( "$@" \) -print | sed 's|^\./||' | LC_ALL=C sort
+}
 ok() { n=$((n + 1)); echo "ok $n - $*"; }
 not_ok() { n=$((n + 1)); bad=$((bad + 1)); echo "not ok $n - $1"; shift; printf '# %s\n' "$@"; }
 
@@ -52,19 +67,23 @@ if [ ! -f "$cp_dir/scripts/checkpatch.pl" ]; then
 		"linux-source-$series/scripts/const_structs.checkpatch"
 fi
 ignore=$(grep -v '^#' .checkpatch-ignore | paste -sd, -)
-mapfile -t srcs < <(git ls-files '*.c' '*.h')
+mapfile -t srcs < <(sources -name '*.c' -o -name '*.h')
 cp_out=$(perl "$cp_dir/scripts/checkpatch.pl" --strict --no-tree --terse \
 	--ignore "$ignore" -f "${srcs[@]}" 2>&1 || true)
 probs=$(grep -E ': (ERROR|WARNING|CHECK):' <<<"$cp_out" || true)
-if [ -z "$probs" ]; then
+if [ ${#srcs[@]} = 0 ]; then
+	not_ok "checkpatch --strict" "no .c or .h file found under $top"
+elif [ -z "$probs" ]; then
 	ok "checkpatch --strict: no errors, warnings or checks (${#srcs[@]} files)"
 else
 	not_ok "checkpatch --strict" "$(head -n 20 <<<"$probs")"
 fi
 
 # 4: shellcheck
-mapfile -t shs < <(git ls-files '*.sh' .ci/run)
-if sc=$(shellcheck -x "${shs[@]}" 2>&1); then
+mapfile -t shs < <(sources -name '*.sh' -o -path ./.ci/run)
+if [ ${#shs[@]} = 0 ]; then
+	not_ok "shellcheck" "no shell script found under $top"
+elif sc=$(shellcheck -x "${shs[@]}" 2>&1); then
 	ok "shellcheck clean (${#shs[@]} scripts)"
 else
 	not_ok "shellcheck" "$(head -n 20 <<<"$sc")"

@@ -37,7 +37,13 @@ cd "$top"
 self=$top/scripts/mdadm-tests.sh
 list=$top/tests/mdadm/tests.list
 
+# usage [0]: the header comment; with 0 (--help) on stdout and status 0,
+# else on stderr and status 64 (a usage error)
 usage() {
+	if [ "${1:-64}" = 0 ]; then
+		sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$self"
+		exit 0
+	fi
 	sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$self" >&2
 	exit 64
 }
@@ -60,7 +66,7 @@ while [ $# -gt 0 ]; do
 	--out) out=${2:?}; shift 2 ;;
 	--ktap) ktap=1; shift ;;
 	-v|--verbose) verbose=1; shift ;;
-	-h|--help) usage ;;
+	-h|--help) usage 0 ;;
 	*) echo "mdadm-tests: unknown argument $1" >&2; usage ;;
 	esac
 done
@@ -279,7 +285,7 @@ cell() { # PASS TEST
 		"$(date -u +%Y-%m-%d), raid5x $(git -C "$top" describe --always --dirty 2>/dev/null))," \
 		"${wall}. raid5x pass: md-raid5x claim_raid5=1, raid456 unloaded and" \
 		"blocked (\`install raid456 /bin/false\`); the sampler checks every 0.2 s that" \
-		"each level-5 array has md/raid5x_counters."
+		"each level-5 array has md/raid5x_stats/."
 	echo
 	echo "| test | source | raid456 | raid5x | raid5x check / skip reason |"
 	echo "|---|---|---|---|---|"

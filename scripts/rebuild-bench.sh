@@ -21,7 +21,13 @@
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 top=$(cd "$here/.." && pwd)
+# usage [0]: the header comment; with 0 (--help) on stdout and status 0,
+# else on stderr and status 64 (a usage error)
 usage() {
+	if [ "${1:-64}" = 0 ]; then
+		sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0"
+		exit 0
+	fi
 	sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0" >&2
 	exit 64
 }
@@ -37,7 +43,7 @@ while [ $# -gt 0 ]; do
 	--ko) ko=${2:?}; shift 2 ;;
 	--mem) mem=${2:?}; shift 2 ;;
 	--log) logf=${2:?}; shift 2 ;;
-	-h|--help) usage ;;
+	-h|--help) usage 0 ;;
 	*) echo "rebuild-bench.sh: unknown argument $1" >&2; usage ;;
 	esac
 done

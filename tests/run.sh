@@ -35,8 +35,8 @@
 # (default 4: cases divide their data volumes by it, same assertions;
 # tests/lib/guest-lib.sh GL_SCALE) and gl_sample=RAID5X_DEBUG_SAMPLE (default
 # 1: cases that loop over layouts run the subset they name, GL_SAMPLE). It
-# runs alongside the Debian pass (two guests at a time; its output is
-# printed when both are done).
+# runs alongside the Debian pass (two guests at a time; its lines, marked
+# "debug|", appear as they come).
 # RAID5X_DEBUG_ALL=0 limits it to the cases marked "# debug-kernel: yes".
 # Its last RAID5X_DEBUG_TAIL (default 2) cases run in whichever lane is free
 # first: its own, or the Debian pass's once that pass is over (a second
@@ -79,7 +79,13 @@ top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$top"
 logdir=${BUILD:-$top/build}/logs/tests
 
+# usage [0]: the header comment; with 0 (--help) on stdout and status 0,
+# else on stderr and status 64 (a usage error)
 usage() {
+	if [ "${1:-64}" = 0 ]; then
+		sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0"
+		exit 0
+	fi
 	sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0" >&2
 	exit 64
 }
@@ -104,7 +110,7 @@ while [ $# -gt 0 ]; do
 	--debug-only) debugonly=1; shift ;;
 	--serial) parallel=0; shift ;;
 	--boot-each) booteach=1; shift ;;
-	-h|--help) usage ;;
+	-h|--help) usage 0 ;;
 	-*) echo "run.sh: unknown option $1" >&2; usage ;;
 	*) cases+=("$1"); shift ;;
 	esac
@@ -661,18 +667,20 @@ rm -rf "$ddone" "$dtenv" "$dclaim" "$bdone" "$ksum" "$logdir"/pass-*.claim
 if [ "$alongside" = 1 ]; then
 	rm -f "$dres"
 	(
-		# the lane counts its own results and hands them back in $dres
-		# shellcheck disable=SC2030
-		passed=0 failed=0
+		# the lane counts its own results and hands them back in $dres;
+		# its lines show as they come, marked "debug|", between the first
+		# lane's (all of them are also in $dout)
 		{
+			# shellcheck disable=SC2030
+			passed=0 failed=0
 			[ "$debug" = 0 ] || debug_pass
 			run_queue debug
-		} >"$dout" 2>&1
-		: >"$bdone"
-		echo "$passed $failed" >"$dres"
+			: >"$bdone"
+			echo "$passed $failed" >"$dres"
+		} 2>&1 | tee "$dout" | sed -u 's/^/debug| /'
 	) &
 	dpid=$!
-	echo "== second lane: $([ "$debug" = 0 ] || echo "the debug-kernel pass, then ")kernel passes from the queue (output below when done; ${dout#"$top"/})"
+	echo "== second lane: $([ "$debug" = 0 ] || echo "the debug-kernel pass, then ")kernel passes from the queue (its lines marked 'debug|'; ${dout#"$top"/})"
 fi
 
 gsel=()
@@ -703,8 +711,7 @@ run_queue main
 if [ -n "$dpid" ]; then
 	t0=$SECONDS
 	wait "$dpid" || true
-	echo "== (waited $((SECONDS - t0)) s for the second lane)"
-	cat "$dout"
+	echo "== (waited $((SECONDS - t0)) s for the second lane; its output: ${dout#"$top"/})"
 	if read -r dp df <"$dres" 2>/dev/null; then
 		# shellcheck disable=SC2031
 		passed=$((passed + dp))

@@ -28,7 +28,7 @@ mdadm --build /dev/md9 --run --quiet --level=faulty --raid-devices=1 "${devs[3]}
 create_raid5 md0 4 64 left-symmetric "${devs[@]:0:3}" /dev/md9
 tap_check "takeover to raid5x" to_raid5x md0
 
-counter() { awk -v n="$1" '$1 == n { print $2 }' "$sys/raid5x_counters"; }
+counter() { cat "$sys/raid5x_stats/$1"; }
 md5_of() { dd if=/dev/md0 bs=1M count="$1" iflag=direct status=none | md5sum | cut -d' ' -f1; }
 
 dd if=/dev/urandom of=/tmp/data bs=1M count=64 status=none

@@ -103,7 +103,7 @@ rebuilt() {
 		kill -0 "$rpid" 2>/dev/null || { note "fio rounds stopped early"; return 1; }
 		if [ $((SECONDS - t_s)) -ge 60 ]; then # the hung-task panic comes at 120 s
 			note "recovery stuck after 60 s: action $(cat "$sys/sync_action"), sync_completed $(cat "$sys/sync_completed"), stripe_cache_active $(cat "$sys/stripe_cache_active")"
-			grep -v ' 0$' "$sys/raid5x_counters" | tr '\n' ' ' | sed 's/^/# counters: /'
+			r5x_stats "$sys" | grep -v ' 0$' | tr '\n' ' ' | sed 's/^/# counters: /'
 			echo
 			return 1
 		fi

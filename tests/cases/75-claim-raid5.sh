@@ -20,7 +20,7 @@ tap_check "claim_raid5 is off by default" test "$(cat "$param" 2>/dev/null)" = N
 read -r -a devs <<<"$(make_members 4 24)"
 sys=/sys/block/md0/md
 create_raid5 md0 4 64 left-symmetric "${devs[@]}"
-tap_check "default: a level-5 array runs under raid456" test ! -e "$sys/raid5x_counters"
+tap_check "default: a level-5 array runs under raid456" test ! -e "$sys/raid5x_stats"
 stop_array md0
 wipefs -a "${devs[@]}" >/dev/null
 
@@ -33,7 +33,7 @@ tap_check "/proc/mdstat lists raid5 served by raid5x" \
 
 # created as plain raid5 (mdadm sets the level by name for 1.2 metadata)
 create_raid5 md0 4 64 left-symmetric "${devs[@]}"
-tap_check "1.2 level-5 array runs on raid5x" test -e "$sys/raid5x_counters"
+tap_check "1.2 level-5 array runs on raid5x" test -e "$sys/raid5x_stats"
 # md_run() asks for md-level-5 before its lookup, so raid456 may get loaded
 # here; registered after raid5x, it must not take the array
 tap_check "/proc/mdstat names the array raid5, as mdadm expects" \
@@ -42,8 +42,7 @@ fio_verify --name=w --filename=/dev/md0 --rw=write --bs=192k --direct=1 \
 	--ioengine=libaio --iodepth=8 --size=48M
 # shellcheck disable=SC2016 # an awk program
 tap_check "writes went through raid5x's stripe cache" \
-	awk '$1 == "full_stripes" && $2 > 0 { f = 1 } END { exit !f }' \
-	"$sys/raid5x_counters"
+	test "$(cat "$sys/raid5x_stats/full_stripes")" -gt 0
 tap_check_fails "rmmod md-raid5x refused while an array runs on it" rmmod md-raid5x
 stop_array md0
 wipefs -a "${devs[@]}" >/dev/null
@@ -53,7 +52,7 @@ modprobe raid456
 mdadm --create /dev/md0 --run --quiet --level=5 --metadata=0.90 \
 	--assume-clean --chunk=64 --raid-devices=4 "${devs[@]}"
 tap_check "0.90 array runs on raid5x with raid456 loaded after it" \
-	test -e "$sys/raid5x_counters"
+	test -e "$sys/raid5x_stats"
 fio_verify --name=w --filename=/dev/md0 --rw=randwrite --bs=4k-100k \
 	--direct=1 --ioengine=libaio --iodepth=16 --size=40M
 sum=$(md_md5 md0)

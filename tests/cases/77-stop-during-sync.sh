@@ -49,7 +49,7 @@ stop_under_load() {
 slow_sync on
 mdadm --create /dev/md0 --run --quiet --force --metadata=0.90 --level=5 \
 	--chunk=64 --raid-devices=3 "${devs[@]:0:3}"
-tap_check "new 0.90 array runs on raid5x" test -e "$sys/raid5x_counters"
+tap_check "new 0.90 array runs on raid5x" test -e "$sys/raid5x_stats"
 tap_check "mdadm --stop during the initial resync with writes" stop_under_load resync
 slow_sync off
 mdadm --assemble --run --quiet /dev/md0 "${devs[@]:0:3}"
@@ -65,7 +65,7 @@ wipefs -a "${devs[@]}" >/dev/null
 slow_sync on
 mdadm --create /dev/md0 --run --quiet --metadata=1.2 --level=5 --chunk=64 \
 	--raid-devices=4 "${devs[@]}"
-tap_check "new 1.2 array runs on raid5x" test -e "$sys/raid5x_counters"
+tap_check "new 1.2 array runs on raid5x" test -e "$sys/raid5x_stats"
 tap_check "mdadm --stop during the initial recovery with writes" stop_under_load recover
 slow_sync off
 mdadm --assemble --run --quiet /dev/md0 "${devs[@]}"

@@ -71,8 +71,8 @@ scenario() {
 			--ioengine=libaio --iodepth=16 --numjobs=2 --size=4M --io_size=2M \
 			--randseed=87 --eta=never --output="$out" || rc=$?
 		note "fio: rc $rc, $(grep -E '^ *WRITE:' "$out" | tr -s ' ')"
-		if [ -e "$sys/raid5x_counters" ]; then
-			note "raid5x counters: $(grep -E '^(io_errors|read_errors|preread_blocks|rcw_stripes|rmw_stripes) ' "$sys/raid5x_counters" | tr '\n' ' ')"
+		if [ -e "$sys/raid5x_stats" ]; then
+			note "raid5x counters: $(r5x_stats "$sys" | grep -E '^(io_errors|read_errors|preread_blocks|rcw_stripes|rmw_stripes) ' | tr '\n' ' ')"
 		fi
 		st=$(cat "$sys/dev-${mdev[1]##*/}/state")
 		note "member 1: state '$st'; $(grep -A1 '^md0 :' /proc/mdstat | tr '\n' ' ')"

@@ -60,8 +60,17 @@ fi
 cleanup_dkms   # leftover of an interrupted run
 trap 'cleanup_dkms; rm -rf "$scratch"' EXIT
 mkdir -p "$src"
-# the tracked files only (no build products), as a release tarball would be
-git ls-files -z | xargs -0 cp --parents -t "$src"
+# the tracked files only (no build products), as a release tarball would be;
+# without git (a tarball or DKMS tree) every file but build/ and kbuild's
+# products
+if git rev-parse --git-dir >/dev/null 2>&1; then
+	git ls-files -z
+else
+	find . \( -path ./build -o -path ./.git \) -prune -o -type f \
+		! -name '*.o' ! -name '*.ko' ! -name '*.mod' ! -name '*.mod.c' \
+		! -name '*.cmd' ! -name '*.o.d' ! -name Module.symvers \
+		! -name modules.order ! -name '.checkpatch-camelcase.*' -print0
+fi | xargs -0 cp --parents -t "$src"
 cp dkms.conf "$src/"
 touch "$src/.raid5x-check"
 check "dkms add raid5x/$ver" logged "$scratch/add.log" dkms add "raid5x/$ver"

@@ -223,6 +223,20 @@ make_members() {
 md_dev() { echo "/dev/${1##*/}"; }
 md_sys() { echo "/sys/block/${1##*/}/md"; }
 
+# r5x_stats MD_OR_SYSDIR: print raid5x's counters as "name value" lines, one
+# per file of md/raid5x_stats/ (the write-only reset left out); status 1 when
+# raid5x does not run the array (no raid5x_stats/).
+r5x_stats() {
+	local d=$1 f v
+	case $d in /*) ;; *) d=$(md_sys "$d") ;; esac
+	[ -d "$d/raid5x_stats" ] || return 1
+	for f in "$d"/raid5x_stats/*; do
+		[ "${f##*/}" = reset ] && continue
+		read -r v <"$f" || return 1
+		echo "${f##*/} $v"
+	done
+}
+
 # md_level MD: print the array's personality (md/level), e.g. raid5, raid5x.
 md_level() { cat "$(md_sys "$1")/level" 2>/dev/null; }
 

@@ -9,7 +9,7 @@
 #            /bin/false`), md-raid5x loaded with claim_raid5=1: every level-5
 #            array mdadm creates or assembles runs on raid5x
 # A sampler records, every 0.2 s, which personality serves each level-4/5/6
-# array (raid5x when md/raid5x_counters exists) and the sum of its counters,
+# array (raid5x when md/raid5x_stats/ exists) and the sum of its counters,
 # so each test's line says whether raid5x really served it.
 #
 # usage (as /run.sh): run-guest.sh PASSES TESTS TIMEOUT
@@ -64,9 +64,9 @@ sampler() {
 			raid4|raid5|raid6|raid5x) ;;
 			*) continue ;;
 			esac
-			if [ -e "$s/raid5x_counters" ]; then
-				echo "raid5x $(awk '$2 ~ /^[0-9]+$/ { n += $2 } END { print n + 0 }' \
-					"$s/raid5x_counters" 2>/dev/null)"
+			if [ -e "$s/raid5x_stats" ]; then
+				echo "raid5x $(r5x_stats "$s" 2>/dev/null |
+					awk '$2 ~ /^[0-9]+$/ { n += $2 } END { print n + 0 }')"
 				continue
 			fi
 			# md sets mddev->pers (array_state leaves inactive) only
@@ -74,7 +74,7 @@ sampler() {
 			# array still starting, or stopping, is nobody's yet
 			st=$(cat "$s/array_state" 2>/dev/null) || continue
 			case $st in clear|inactive|"") continue ;; esac
-			[ -e "$s/raid5x_counters" ] || echo "raid456 0"
+			[ -e "$s/raid5x_stats" ] || echo "raid456 0"
 		done
 		sleep 0.2
 	done >>"$1"
