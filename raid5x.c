@@ -609,9 +609,7 @@ static int raid5x_run(struct mddev *mddev)
 		sysfs_remove_group(&mddev->kobj, mddev->to_remove);
 		mddev->to_remove = NULL;
 	}
-	if (mddev->to_remove == &r5x_attr_group)
-		mddev->to_remove = NULL;
-	else if (mddev->kobj.sd && sysfs_create_group(&mddev->kobj, &r5x_attr_group))
+	if (r5x_sysfs_add(mddev))
 		r5x_pr(conf, warn, "cannot create sysfs attributes\n");
 
 	r5x_pr(conf, info, "raid5x active with %d of %d members, %uk chunk, %s\n",
@@ -623,7 +621,7 @@ static int raid5x_run(struct mddev *mddev)
 static void raid5x_free(struct mddev *mddev, void *priv)
 {
 	free_conf(priv);
-	mddev->to_remove = &r5x_attr_group;
+	r5x_sysfs_del(mddev);
 }
 
 static void raid5x_status(struct seq_file *seq, struct mddev *mddev)
