@@ -24,7 +24,7 @@ packages=(
 	debootstrap            # build roots for 6.12 and 7.x (scripts/kroot.sh)
 	zstd                   # zstd-compressed kernel images and modules
 	mdadm fio e2fsprogs dmsetup kmod cpio xz-utils
-	sparse shellcheck gnuplot-nox bc
+	sparse shellcheck gnuplot-nox bc jq
 	flex bison libelf-dev libssl-dev dwarves  # debug kernel build
 	dpkg-dev libaio-dev zlib1g-dev libudev-dev  # guest fio, patched mdadm
 	python3
