@@ -317,7 +317,7 @@ static bool read_aligned(struct r5x_conf *conf, struct bio **bip)
 	unsigned int shift = ilog2(conf->geom.chunk_sectors);
 	sector_t start = bi->bi_iter.bi_sector;
 	sector_t first_bad;
-	r5x_bblen_t bad_sectors;
+	sector_t bad_sectors;
 	struct r5x_aread *ar;
 	struct md_rdev *rdev;
 	struct r5x_loc loc;
@@ -329,7 +329,7 @@ static bool read_aligned(struct r5x_conf *conf, struct bio **bip)
 	rdev = r5x_get_rdev(conf, loc.disk, false);
 	if (!rdev)
 		return false;
-	if (is_badblock(rdev, loc.msector, bio_sectors(bi), &first_bad,
+	if (r5x_is_badblock(rdev, loc.msector, bio_sectors(bi), &first_bad,
 			&bad_sectors))
 		goto fallback;
 	spin_lock_irq(&conf->lock);
@@ -742,8 +742,8 @@ static int recovery_target(struct r5x_conf *conf, sector_t sector, int *target)
 	return mode;
 }
 
-static sector_t raid5x_sync_request(R5X_SYNC_REQUEST_ARGS(mddev, sector_nr,
-								 skipped))
+static sector_t raid5x_sync_request(struct mddev *mddev, sector_t sector_nr,
+				    R5X_SYNC_MAX_SECTOR_PARAM int *skipped)
 {
 	struct r5x_conf *conf = mddev->private;
 	sector_t max_sector = mddev->dev_sectors;
@@ -999,6 +999,7 @@ static void raid5x_bitmap_sector(struct mddev *mddev, sector_t *offset,
 	*offset = first * chunk;
 	*sectors = (end - first) * chunk;
 }
+
 #define R5X_PERS_BITMAP_OPS	.bitmap_sector = raid5x_bitmap_sector,
 #else
 #define R5X_PERS_BITMAP_OPS

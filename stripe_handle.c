@@ -335,9 +335,9 @@ static bool rmw_allowed(struct r5x_stripe *sh)
 static int stripe_badblock(struct r5x_stripe *sh, struct md_rdev *rdev)
 {
 	sector_t first_bad;
-	r5x_bblen_t bad_sectors;
+	sector_t bad_sectors;
 
-	return is_badblock(rdev, sh->sector, R5X_STRIPE_SECTORS, &first_bad,
+	return r5x_is_badblock(rdev, sh->sector, R5X_STRIPE_SECTORS, &first_bad,
 			   &bad_sectors);
 }
 
@@ -925,9 +925,9 @@ static void set_bad_or_fail(struct r5x_stripe *sh, struct md_rdev *rdev,
 static bool known_bad(struct md_rdev *rdev, sector_t sector)
 {
 	sector_t first_bad;
-	r5x_bblen_t bad_sectors;
+	sector_t bad_sectors;
 
-	return is_badblock(rdev, sector, R5X_STRIPE_SECTORS, &first_bad,
+	return r5x_is_badblock(rdev, sector, R5X_STRIPE_SECTORS, &first_bad,
 			   &bad_sectors) > 0 &&
 		first_bad <= sector &&
 		first_bad + bad_sectors >= sector + R5X_STRIPE_SECTORS;
