@@ -123,13 +123,19 @@ reload_says() {
 		i=$((i + 1))
 	done
 	[ ! -d /sys/module/md_raid5x ] || { note "md-raid5x still loaded 5 s after rmmod"; return 1; }
-	modprobe md-raid5x || return 1
+	if ! modprobe md-raid5x; then
+		# 6.14+ refuses claim_raid5=1 at load: that refusal is the
+		# options file applied
+		[ "$1" = Y ] && dmesg | grep -q 'claim_raid5 is not available on this kernel' &&
+			{ note "claim_raid5=1 from modprobe.d refused by $(uname -r), as documented"; return 0; }
+		return 1
+	fi
 	v=$(cat "$param") || return 1
 	[ "$v" = "$1" ] || { note "claim_raid5=$v; modprobe.d: $(cat /etc/modprobe.d/* 2>&1)"; return 1; }
 }
 tap_check "rmmod md-raid5x (no array on it)" rmmod md-raid5x
 tap_check "modprobe.d options: claim_raid5=Y" reload_says Y
 rm /etc/modprobe.d/raid5x.conf
-rmmod md-raid5x
+rmmod md-raid5x 2>/dev/null || true
 tap_check "without the file: claim_raid5=N" reload_says N
 tap_done

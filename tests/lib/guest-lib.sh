@@ -115,6 +115,15 @@ tap_not_ok() {
 	fi
 }
 
+# tap_skip_rest REASON: the plan's remaining assertions cannot apply on
+# this kernel: "ok N - skipped # SKIP REASON" for each (KTAP's skip).
+tap_skip_rest() {
+	while [ "$GL_TAP_N" -lt "$GL_TAP_PLAN" ]; do
+		GL_TAP_N=$((GL_TAP_N + 1))
+		echo "ok $GL_TAP_N - skipped # SKIP $*"
+	done
+}
+
 # tap_check NAME CMD [ARGS...]: run CMD; ok if it succeeds, else not ok.
 # A "# took S s" diagnostic follows (per-assertion timing).
 tap_check() {
@@ -200,6 +209,36 @@ load_md() {
 		modprobe md-raid5x || { note "load_md: modprobe md-raid5x failed"; return 1; }
 	fi
 	return 0
+}
+
+# unload_modules MOD...: modprobe -r, retried for up to 5 s while md still
+# holds a personality of a just-stopped array (6.12 releases it from a
+# workqueue); ok once none of MOD is loaded.
+unload_modules() {
+	local i m left
+	for ((i = 0; i < 50; i++)); do
+		modprobe -r "$@" 2>/dev/null || true
+		left=""
+		for m in "$@"; do
+			[ ! -d "/sys/module/${m//-/_}" ] || left="$left $m"
+		done
+		[ -n "$left" ] || return 0
+		sleep 0.1
+	done
+	note "unload_modules: still loaded:$left"
+	return 1
+}
+
+# claim_raid5_load: unload raid456 and md-raid5x, load md-raid5x with
+# claim_raid5=1.  Status 0 loaded; 2 refused because this kernel keys md
+# personalities by level (6.14+: the refusal message is in the kernel
+# log, and md-raid5x loads again without the parameter); 1 anything else.
+claim_raid5_load() {
+	unload_modules md-raid5x raid456 || return 1
+	modprobe md-raid5x claim_raid5=1 2>/dev/null && return 0
+	dmesg | grep -q 'claim_raid5 is not available on this kernel' || return 1
+	modprobe md-raid5x && modprobe raid456 || return 1
+	return 2
 }
 
 # ---- members and arrays --------------------------------------------------
