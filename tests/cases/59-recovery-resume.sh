@@ -19,7 +19,7 @@
 #   # position 0 after idle, 25% (24096 sectors) before
 #   not ok 10 - raid5x: the spare's recovery_start did not go back to 0
 #   # spare's recovery_start after idle: lowest 0, ...
-# timeout: 300
+# timeout: 600
 # shellcheck source=../lib/guest-lib.sh
 . /lib/guest-lib.sh
 

@@ -25,7 +25,7 @@
 #   # array failed (degraded 2) during the recovery
 # and assertions 10 to 13 (not in sync, no bad block logged, the array
 # cannot be read).
-# timeout: 300
+# timeout: 600
 # shellcheck source=../lib/guest-lib.sh
 . /lib/guest-lib.sh
 

@@ -21,7 +21,7 @@
 # and reads through them return an I/O error:
 #   not ok 11 - raid5x: member 2 failed: O_DIRECT read of the whole array: same md5
 #   # read error: 10 of 192 64 KiB chunks cannot be read
-# timeout: 300
+# timeout: 600
 # debug-kernel: yes
 # shellcheck source=../lib/guest-lib.sh
 . /lib/guest-lib.sh

@@ -26,7 +26,7 @@
 # operational"): "not ok ... raid5x: member 1 kept after the write error
 # (in sync, degraded 0)" / "# member 1 state 'faulty', degraded 1", and no
 # bad block is recorded.
-# timeout: 300
+# timeout: 600
 # shellcheck source=../lib/guest-lib.sh
 . /lib/guest-lib.sh
 

@@ -48,7 +48,7 @@
 # alone" (acknowledged 0.2 s after `active`, the bad block still
 # unacknowledged); raid5x now also waits for unacknowledged bad blocks in
 # the stripe, as raid456 does: 22 passed.
-# timeout: 300
+# timeout: 600
 # debug-kernel: yes
 # shellcheck source=../lib/guest-lib.sh
 . /lib/guest-lib.sh
