@@ -46,7 +46,7 @@ for a in "$@"; do
 	--config-only) mode=config ;;
 	--force) force=1 ;;
 	-h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
-	*) echo "debug-kernel: unknown argument: $a (try --help)" >&2; exit 2 ;;
+	*) echo "debug-kernel: unknown argument: $a (try --help)" >&2; exit 64 ;;
 	esac
 done
 

@@ -93,6 +93,10 @@ usage() {
 	sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$self" >&2
 	exit 64
 }
+help() {
+	sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$self"
+	exit 0
+}
 die() {
 	echo "guest.sh: $*" >&2
 	exit 64
@@ -128,7 +132,7 @@ while [ $# -gt 0 ]; do
 	--hung) hung=${2:?}; shift 2 ;;
 	--disk) disks+=("${2:?--disk needs a file}"); shift 2 ;;
 	--expect-crash) expect_crash=1; shift ;;
-	-h|--help) usage ;;
+	-h|--help) help ;;
 	--) shift; break ;;
 	-*) echo "guest.sh: unknown option $1" >&2; usage ;;
 	*) break ;;

@@ -6,6 +6,11 @@
 # Other kernel lines: make KVER=6.12 or KVER=7 (scripts/kroot.sh).
 #   --newest   the newest installed headers, whatever is running
 set -euo pipefail
+case ${1:-} in
+"" | --newest) ;;
+-h | --help) sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0"; exit 0 ;;
+*) echo "usage: scripts/kver.sh [--newest] (--help)" >&2; exit 64 ;;
+esac
 if [ "${1:-}" != --newest ]; then
 	run=$(uname -r)
 	if [ -e "/lib/modules/$run/build/Makefile" ]; then

@@ -6,6 +6,13 @@
 #
 # usage: scripts/mdheaders.sh KVER OUTDIR [SOURCE_TARBALL]
 set -euo pipefail
+case ${1:-} in
+-h | --help) sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0"; exit 0 ;;
+esac
+if [ $# -lt 2 ] || [ $# -gt 3 ]; then
+	echo "usage: scripts/mdheaders.sh KVER OUTDIR [SOURCE_TARBALL] (--help)" >&2
+	exit 64
+fi
 kver=$1
 out=$2
 tarball=${3:-}

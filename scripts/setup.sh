@@ -35,7 +35,8 @@ for a in "$@"; do
 	case $a in
 	--check) check_only=1 ;;
 	--no-roots) roots=0 ;;
-	*) echo "usage: $0 [--check] [--no-roots]" >&2; exit 64 ;;
+	-h|--help) sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0"; exit 0 ;;
+	*) echo "usage: $0 [--check] [--no-roots] (--help)" >&2; exit 64 ;;
 	esac
 done
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
