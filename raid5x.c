@@ -330,7 +330,7 @@ static bool read_aligned(struct r5x_conf *conf, struct bio **bip)
 	if (!rdev)
 		return false;
 	if (r5x_is_badblock(rdev, loc.msector, bio_sectors(bi), &first_bad,
-			&bad_sectors))
+			    &bad_sectors))
 		goto fallback;
 	spin_lock_irq(&conf->lock);
 	if (conf->quiesce) {

@@ -338,7 +338,7 @@ static int stripe_badblock(struct r5x_stripe *sh, struct md_rdev *rdev)
 	sector_t bad_sectors;
 
 	return r5x_is_badblock(rdev, sh->sector, R5X_STRIPE_SECTORS, &first_bad,
-			   &bad_sectors);
+			       &bad_sectors);
 }
 
 /*
@@ -928,7 +928,7 @@ static bool known_bad(struct md_rdev *rdev, sector_t sector)
 	sector_t bad_sectors;
 
 	return r5x_is_badblock(rdev, sector, R5X_STRIPE_SECTORS, &first_bad,
-			   &bad_sectors) > 0 &&
+			       &bad_sectors) > 0 &&
 		first_bad <= sector &&
 		first_bad + bad_sectors >= sector + R5X_STRIPE_SECTORS;
 }
