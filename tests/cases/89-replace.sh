@@ -23,14 +23,11 @@ load_md
 sys=/sys/block/md0/md
 msz=$(gl_scaled 24 8)
 
-# state_of DEV: md's state of member DEV (md/dev-*/state).
-state_of() { cat "$sys/dev-${1##*/}/state" 2>/dev/null; }
-slot_of() { cat "$sys/dev-${1##*/}/slot" 2>/dev/null; }
 
 # replacing DEV: DEV is a replacement and the array is not degraded.
 replacing() {
 	local st
-	st=$(state_of "$1")
+	st=$(md_member md0 "$1" state)
 	if [[ $st != *replacement* ]] || [ "$(cat "$sys/degraded")" != 0 ]; then
 		note "state of $1: '$st', degraded $(cat "$sys/degraded"), action $(cat "$sys/sync_action")"
 		return 1
@@ -42,15 +39,15 @@ replacing() {
 wait_replaced() {
 	local i st
 	for ((i = 0; i < 3000; i++)); do
-		st=$(state_of "$2")
+		st=$(md_member md0 "$2" state)
 		if md_rebuilt "$sys" && [[ $st == *in_sync* ]] &&
-			[[ $st != *replacement* ]] && [ "$(slot_of "$2")" = "$3" ] &&
-			{ [ ! -e "$sys/dev-${1##*/}" ] || [[ $(state_of "$1") == *faulty* ]]; }; then
+			[[ $st != *replacement* ]] && [ "$(md_member md0 "$2" slot)" = "$3" ] &&
+			{ [ ! -e "$sys/dev-${1##*/}" ] || [[ $(md_member md0 "$1" state) == *faulty* ]]; }; then
 			return 0
 		fi
 		gl_nap 0.1
 	done
-	note "new: '$(state_of "$2")' slot $(slot_of "$2"); old: '$(state_of "$1")'; degraded $(cat "$sys/degraded"), action $(cat "$sys/sync_action")"
+	note "new: '$(md_member md0 "$2" state)' slot $(md_member md0 "$2" slot); old: '$(md_member md0 "$1" state)'; degraded $(cat "$sys/degraded"), action $(cat "$sys/sync_action")"
 	return 1
 }
 
@@ -76,7 +73,7 @@ for pers in "${pers_list[@]}"; do
 			mdadm /dev/md0 --replace "$old" --with "$new" >/dev/null || return 1
 		local i
 		for ((i = 0; i < 100; i++)); do
-			[[ $(state_of "$new") != *replacement* ]] || break
+			[[ $(md_member md0 "$new" state) != *replacement* ]] || break
 			gl_nap 0.1
 		done
 		replacing "$new"

@@ -21,8 +21,6 @@ load_md
 sys=/sys/block/md0/md
 msz=$(gl_scaled 24 8)
 
-state_of() { cat "$sys/dev-${1##*/}/state" 2>/dev/null; }
-slot_of() { cat "$sys/dev-${1##*/}/slot" 2>/dev/null; }
 
 # start PERS: fresh array of 4 (devs[0..3]) filled with random data,
 # devs[4] added and copying onto as devs[1]'s replacement at 500 KiB/s.
@@ -39,10 +37,10 @@ start() {
 	mdadm /dev/md0 --add "${devs[4]}" >/dev/null &&
 		mdadm /dev/md0 --replace "${devs[1]}" --with "${devs[4]}" >/dev/null || return 1
 	for ((i = 0; i < 100; i++)); do
-		[[ $(state_of "${devs[4]}") != *replacement* ]] || return 0
+		[[ $(md_member md0 "${devs[4]}" state) != *replacement* ]] || return 0
 		gl_nap 0.1
 	done
-	note "state of ${devs[4]}: '$(state_of "${devs[4]}")'"
+	note "state of ${devs[4]}: '$(md_member md0 "${devs[4]}" state)'"
 	return 1
 }
 
@@ -66,9 +64,9 @@ for pers in "${pers_list[@]}"; do
 	step() {
 		mdadm /dev/md0 --fail "${devs[4]}" >/dev/null || return 1
 		gl_nap 1
-		[[ $(state_of "${devs[4]}") == *faulty* ]] || { note "new: '$(state_of "${devs[4]}")'"; return 1; }
-		if [[ $(state_of "${devs[1]}") != *in_sync* ]] || [ "$(slot_of "${devs[1]}")" != 1 ]; then
-			note "old: '$(state_of "${devs[1]}")' slot $(slot_of "${devs[1]}")"
+		[[ $(md_member md0 "${devs[4]}" state) == *faulty* ]] || { note "new: '$(md_member md0 "${devs[4]}" state)'"; return 1; }
+		if [[ $(md_member md0 "${devs[1]}" state) != *in_sync* ]] || [ "$(md_member md0 "${devs[1]}" slot)" != 1 ]; then
+			note "old: '$(md_member md0 "${devs[1]}" state)' slot $(md_member md0 "${devs[1]}" slot)"
 			return 1
 		fi
 		[ "$(cat "$sys/degraded")" = 0 ] || { note "degraded $(cat "$sys/degraded")"; return 1; }
@@ -83,8 +81,8 @@ for pers in "${pers_list[@]}"; do
 	step() {
 		mdadm /dev/md0 --fail "${devs[1]}" >/dev/null || return 1
 		gl_nap 1
-		if [ "$(slot_of "${devs[4]}")" != 1 ] || [[ $(state_of "${devs[4]}") == *faulty* ]]; then
-			note "new: '$(state_of "${devs[4]}")' slot $(slot_of "${devs[4]}")"
+		if [ "$(md_member md0 "${devs[4]}" slot)" != 1 ] || [[ $(md_member md0 "${devs[4]}" state) == *faulty* ]]; then
+			note "new: '$(md_member md0 "${devs[4]}" state)' slot $(md_member md0 "${devs[4]}" slot)"
 			return 1
 		fi
 	}
@@ -92,8 +90,8 @@ for pers in "${pers_list[@]}"; do
 	tap_check "$pers old-fails: data intact while the copy goes on degraded" same_data
 	step() {
 		unlimited || return 1
-		if [ "$(cat "$sys/degraded")" != 0 ] || [[ $(state_of "${devs[4]}") != *in_sync* ]]; then
-			note "degraded $(cat "$sys/degraded"), new '$(state_of "${devs[4]}")'"
+		if [ "$(cat "$sys/degraded")" != 0 ] || [[ $(md_member md0 "${devs[4]}" state) != *in_sync* ]]; then
+			note "degraded $(cat "$sys/degraded"), new '$(md_member md0 "${devs[4]}" state)'"
 			return 1
 		fi
 		same_data

@@ -278,6 +278,8 @@ r5x_stats() {
 
 # md_level MD: print the array's personality (md/level), e.g. raid5, raid5x.
 md_level() { cat "$(md_sys "$1")/level" 2>/dev/null; }
+# md_member MD DEV ATTR: md's ATTR (state, slot, ...) of member DEV of MD
+md_member() { cat "$(md_sys "$1")/dev-${2##*/}/$3" 2>/dev/null; }
 
 # md_mdstat_line MD: print the array's line of /proc/mdstat.
 md_mdstat_line() { grep "^${1##*/} :" /proc/mdstat; }
