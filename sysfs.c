@@ -14,18 +14,39 @@
 #include "raid5x.h"
 #include "stripe_cache.h"
 
-/* Lock the array and return our conf, or NULL if raid5x is not running it. */
-static struct r5x_conf *lock_conf(struct mddev *mddev, int *err)
+/*
+ * Lock the array and return our conf, or NULL if raid5x is not running it.
+ * The store gives up its file's active reference while it waits for the
+ * reconfig mutex (as md does for array_state "clear"): a level change
+ * that moves the array to another personality removes r5x_attr_group
+ * under that mutex (r5x_sysfs_del), and would otherwise wait for this
+ * store while it waits for the mutex.  @kn is for unlock_conf().
+ */
+static struct r5x_conf *lock_conf(struct mddev *mddev,
+				  const struct attribute *attr,
+				  struct kernfs_node **kn, int *err)
 {
+	*kn = sysfs_break_active_protection(&mddev->kobj, attr);
 	*err = mddev_lock(mddev);
 	if (*err)
-		return NULL;
+		goto fail;
 	if (!r5x_is_ours(mddev) || !mddev->private) {
 		mddev_unlock(mddev);
 		*err = -ENODEV;
-		return NULL;
+		goto fail;
 	}
 	return mddev->private;
+fail:
+	if (*kn)
+		sysfs_unbreak_active_protection(*kn);
+	return NULL;
+}
+
+static void unlock_conf(struct mddev *mddev, struct kernfs_node *kn)
+{
+	mddev_unlock(mddev);
+	if (kn)
+		sysfs_unbreak_active_protection(kn);
 }
 
 static int parse_int(const char *page, int min, int max, int *val)
@@ -63,6 +84,7 @@ static ssize_t show_int(struct mddev *mddev, char *page, size_t off)
 	X(wake_batch_pct,           tun.wake_batch_pct,           1, 100)
 
 #define R5X_TUNABLE_FNS(name, field, min, max)				\
+static struct md_sysfs_entry r5x_##name;				\
 static ssize_t name##_show(struct mddev *mddev, char *page)		\
 {									\
 	return show_int(mddev, page, offsetof(struct r5x_conf, field));	\
@@ -70,9 +92,10 @@ static ssize_t name##_show(struct mddev *mddev, char *page)		\
 static ssize_t name##_store(struct mddev *mddev, const char *page, size_t len) \
 {									\
 	struct r5x_conf *conf;						\
+	struct kernfs_node *kn;						\
 	int err, v;							\
 									\
-	conf = lock_conf(mddev, &err);					\
+	conf = lock_conf(mddev, &r5x_##name.attr, &kn, &err);		\
 	if (!conf)							\
 		return err;						\
 	err = parse_int(page, min, (max) < 0 ? conf->max_nr_stripes : (max), &v); \
@@ -82,7 +105,7 @@ static ssize_t name##_store(struct mddev *mddev, const char *page, size_t len) \
 		spin_unlock_irq(&conf->lock);				\
 		r5x_wake_thread(conf);					\
 	}								\
-	mddev_unlock(mddev);						\
+	unlock_conf(mddev, kn);						\
 	return err ?: len;						\
 }									\
 static struct md_sysfs_entry r5x_##name =				\
@@ -94,19 +117,22 @@ static ssize_t stripe_cache_size_show(struct mddev *mddev, char *page)
 	return show_int(mddev, page, offsetof(struct r5x_conf, max_nr_stripes));
 }
 
+static struct md_sysfs_entry r5x_stripe_cache_size;
+
 static ssize_t stripe_cache_size_store(struct mddev *mddev, const char *page,
 				       size_t len)
 {
 	struct r5x_conf *conf;
+	struct kernfs_node *kn;
 	int err, v;
 
-	conf = lock_conf(mddev, &err);
+	conf = lock_conf(mddev, &r5x_stripe_cache_size.attr, &kn, &err);
 	if (!conf)
 		return err;
 	err = parse_int(page, R5X_MIN_STRIPES, R5X_MAX_STRIPES, &v);
 	if (!err)
 		err = r5x_cache_resize(conf, v);
-	mddev_unlock(mddev);
+	unlock_conf(mddev, kn);
 	return err ?: len;
 }
 
@@ -221,7 +247,18 @@ int r5x_sysfs_add(struct mddev *mddev)
 	return sysfs_create_group(&mddev->kobj, &r5x_stats_group);
 }
 
-/* r5x_sysfs_del - take them away again (from ->free, reconfig mutex held). */
+/*
+ * r5x_sysfs_del - take them away again (from ->free, reconfig mutex held).
+ *
+ * When the array stops, r5x_attr_group goes the way md removes a
+ * personality's group (to_remove).  When a level change hands the array to
+ * another personality (mddev->pers is already the new one), that one's
+ * run() comes before md's deferred removal: raid456's group has our
+ * attribute names and could not be created, leaving raid456 without
+ * stripe_cache_size until the array is assembled again.  So the group goes
+ * now; our stores do not hold their file while they wait for the mutex
+ * (lock_conf), so this cannot wait for one of them.
+ */
 void r5x_sysfs_del(struct mddev *mddev)
 {
 	struct kernfs_node *kn = NULL;
@@ -231,6 +268,12 @@ void r5x_sysfs_del(struct mddev *mddev)
 	if (kn) {	/* absent if r5x_sysfs_add() failed */
 		sysfs_put(kn);
 		sysfs_remove_group(&mddev->kobj, &r5x_stats_group);
+	}
+	if (mddev->pers && !r5x_is_ours(mddev) && mddev->kobj.sd) {
+		if (mddev->to_remove == &r5x_attr_group)
+			mddev->to_remove = NULL;
+		sysfs_remove_group(&mddev->kobj, &r5x_attr_group);
+		return;
 	}
 	mddev->to_remove = &r5x_attr_group;
 }

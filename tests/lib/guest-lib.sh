@@ -365,6 +365,30 @@ wait_rebuilt() {
 }
 
 # wait_idle MD [TIMEOUT_S]: wait until md/sync_action reads idle.
+# md_stuck_report MD: what a sync that does not end looks like: md's
+# progress, raid5x's cache and counters, and the kernel's list of blocked
+# tasks (sysrq w, into the guest's kernel log) with md's threads' stacks.
+md_stuck_report() {
+	local sys f t
+	sys=$(md_sys "$1")
+	for f in sync_completed sync_speed sync_min sync_max degraded \
+		stripe_cache_size stripe_cache_active; do
+		[ -r "$sys/$f" ] && note "  $f: $(cat "$sys/$f" 2>/dev/null)"
+	done
+	if [ -d "$sys/raid5x_stats" ]; then
+		note "  raid5x_stats: $(cd "$sys/raid5x_stats" && grep -H . -- * 2>/dev/null | tr '\n' ' ')"
+	fi
+	note "  mdstat: $(tr '\n' ' ' </proc/mdstat)"
+	for t in /proc/[0-9]*; do
+		case $(cat "$t/comm" 2>/dev/null) in
+		md*_raid5*|md*_resync|md*_reshape|md*_recovery)
+			note "  $(cat "$t/comm"): $(tr '\n' ' ' <"$t/stack" 2>/dev/null)" ;;
+		esac
+	done
+	echo 1 >/proc/sys/kernel/sysrq 2>/dev/null
+	echo w >/proc/sysrq-trigger 2>/dev/null || true
+}
+
 wait_idle() {
 	local sys t=${2:-900} i=0 a
 	sys=$(md_sys "$1")
@@ -376,6 +400,7 @@ wait_idle() {
 		i=$((i + 1))
 		if [ "$i" -ge $((t * 10)) ]; then
 			note "wait_idle: $1 still $(cat "$sys/sync_action") after $t s"
+			md_stuck_report "$1"
 			return 1
 		fi
 	done
