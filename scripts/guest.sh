@@ -78,7 +78,7 @@ guest_bins=(
 	/bin/bash /usr/sbin/mdadm /usr/bin/fio /usr/sbin/mke2fs /usr/sbin/e2fsck
 	/usr/sbin/tune2fs /usr/sbin/dumpe2fs /usr/sbin/debugfs /usr/sbin/dmsetup
 	/usr/bin/kmod /usr/sbin/losetup /usr/sbin/blockdev /usr/sbin/wipefs
-	/usr/bin/dd /usr/bin/sha256sum /usr/bin/md5sum /usr/bin/cmp
+	/usr/bin/dd /usr/bin/sha256sum /usr/bin/md5sum /usr/bin/cmp /usr/bin/jq
 )
 # Parts of the module tree copied into the guest (if present).
 guest_mod_paths=(

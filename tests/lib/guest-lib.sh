@@ -379,6 +379,10 @@ md_stuck_report() {
 		note "  raid5x_stats: $(cd "$sys/raid5x_stats" && grep -H . -- * 2>/dev/null | tr '\n' ' ')"
 	fi
 	note "  mdstat: $(tr '\n' ' ' </proc/mdstat)"
+	for f in "$sys"/dev-*/state; do
+		[ -r "$f" ] && note "  ${f#"$sys"/}: $(cat "$f" 2>/dev/null)"
+	done
+	note "  array_state: $(cat "$sys/array_state" 2>/dev/null)"
 	for t in /proc/[0-9]*; do
 		case $(cat "$t/comm" 2>/dev/null) in
 		md*_raid5*|md*_resync|md*_reshape|md*_recovery)
@@ -427,9 +431,26 @@ check_parity() {
 # under TCG (64 MiB: 0.36 s vs 1.19 s), and these checks look for
 # corruption, not for an attacker.
 md_md5() {
-	local md
+	local md i pid rc=0
 	md=$(md_dev "$1")
-	dd if="$md" bs=1M iflag=direct status=none | md5sum | cut -d' ' -f1
+	dd if="$md" bs=1M iflag=direct status=none | md5sum | cut -d' ' -f1 >/tmp/md5.out &
+	pid=$!
+	# a read that does not end: say what the array looks like before the
+	# kernel's hung-task report ends the guest
+	for ((i = 0; i < 900; i++)); do
+		kill -0 "$pid" 2>/dev/null || break
+		gl_nap 0.1
+	done
+	if kill -0 "$pid" 2>/dev/null; then
+		# callers capture stdout (the sum) and may drop stderr
+		{
+			note "md_md5: the read of $md has not ended in 90 s"
+			md_stuck_report "$md"
+		} >/dev/console 2>&1
+	fi
+	wait "$pid" || rc=$?
+	cat /tmp/md5.out
+	return "$rc"
 }
 
 # sysfs_write FILE VALUE: write VALUE to FILE; the status is the write's
@@ -489,20 +510,26 @@ gl_pers() {
 
 GL_FIO_N=0
 # fio_verify ARGS...: run fio with crc32c verification (fatal, with a verify
-# pass after writing); fails on a fio error or verify failure. Prints the
-# fio output only on failure (a one-line summary otherwise).
+# pass after writing); fails on a fio exit status, a job error or a verify
+# failure, read from fio's JSON with jq. Prints fio's messages and the jobs'
+# errors only on failure (a one-line summary otherwise).
 fio_verify() {
-	local out rc=0
+	local out rc=0 errs
 	GL_FIO_N=$((GL_FIO_N + 1))
-	out=/tmp/fio.$GL_FIO_N.log
+	out=/tmp/fio.$GL_FIO_N
 	fio --verify=crc32c --verify_fatal=1 --do_verify=1 --eta=never \
-		--exitall_on_error=1 --output="$out" "$@" || rc=$?
-	if [ "$rc" != 0 ] || grep -qE 'verify: bad|err= *[1-9]' "$out"; then
-		note "fio_verify: fio $* failed (rc=$rc):"
-		sed 's/^/#   /' "$out"
+		--exitall_on_error=1 --output-format=json --output="$out.json" \
+		"$@" 2>"$out.err" || rc=$?
+	# fio may put a line of its own before the JSON document
+	sed -n '/^{/,$p' "$out.json" >"$out.doc"
+	errs=$(jq '[.jobs[].error] | add' "$out.doc" 2>/dev/null) || errs=unreadable
+	if [ "$rc" != 0 ] || [ "$errs" != 0 ] || grep -q 'verify: bad' "$out.err"; then
+		note "fio_verify: fio $* failed (rc=$rc, job errors $errs):"
+		sed 's/^/#   /' "$out.err"
+		jq -c '.jobs[] | {jobname, error}' "$out.doc" 2>/dev/null | sed 's/^/#   /'
 		return 1
 	fi
-	note "fio ok: $(grep -E '^ *(READ|WRITE):' "$out" | tr -s ' ' | tr '\n' ';')"
+	note "fio ok: $(jq -r '.jobs[] | "\(.jobname): read \(.read.io_bytes / 1048576 | floor) MiB, write \(.write.io_bytes / 1048576 | floor) MiB"' "$out.doc" | tr '\n' ';')"
 }
 
 # emit_out FILE [b64|plain]: send FILE to the host between @@OUT-BEGIN@@ and
