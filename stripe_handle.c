@@ -953,12 +953,6 @@ static void record_unreadable(struct r5x_stripe *sh, int i)
 }
 
 /*
- * A sync request on a stripe that cannot be rebuilt.  check/resync/repair
- * just go on.  A recovery marks the stripe bad on every member it is
- * rebuilding (their block stays unreadable, nothing else is lost) and goes
- * on; if a bad-block log is full, recovery is disabled: returns false.
- */
-/*
  * @rdev (referenced, or NULL) is being rebuilt: mark @sh's block bad on it
  * and drop the reference.  False if its bad-block log cannot take it.
  */
@@ -978,6 +972,12 @@ static bool mark_rebuilt_bad(struct r5x_stripe *sh, struct md_rdev *rdev)
 	return ok;
 }
 
+/*
+ * A sync request on a stripe that cannot be rebuilt.  check/resync/repair
+ * just go on.  A recovery marks the stripe bad on every member it is
+ * rebuilding (their block stays unreadable, nothing else is lost) and goes
+ * on; if a bad-block log is full, recovery is disabled: returns false.
+ */
 static bool sync_failed_ok(struct r5x_stripe *sh)
 {
 	struct r5x_conf *conf = sh->conf;
