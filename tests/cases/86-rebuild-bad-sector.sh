@@ -59,6 +59,11 @@ seg_md5() {
 scenario() {
 	local pers=$1 tag chk loops mdev sz doff size spare rd1 rds
 	read -r tag chk <<<"$(gl_pers "$pers")"
+	if [ "$pers" = raid5 ] && gl_kernel_from 7; then
+		# the reference cannot run there: the guest would hang in it
+		tap_skip 7 "raid456 twin: on 7.x raid456's recovery across the unreadable block never ends (md0_resync waits in md_do_sync, freezing it hangs in stop_sync_thread; seen on 7.2.12)"
+		return 0
+	fi
 	read -r -a loops <<<"$(make_members 5 "$msz")"
 	sz=$((msz * 2048))
 	read -r -a mdev <<<"$(dm_members 4 "$sz" "${loops[@]}")"

@@ -41,6 +41,10 @@ msz=8     # MiB per member device; the array uses 4 MiB of each (--size)
 scenario() {
 	local pers=$1 tag chk loops mdev sz sum errdev scs
 	read -r tag chk <<<"$(gl_pers "$pers")"
+	if [ "$pers" = raid5 ] && gl_kernel_from 7; then
+		tap_skip 6 "raid456 twin: on 7.x raid456 records member 1's failed reads as bad blocks and keeps it in sync, with a WARNING in badblocks_check (block/badblocks.c:1246, md0_raid5; seen on 7.2.12): no reference for a member failed by read errors"
+		return 0
+	fi
 	read -r -a loops <<<"$(make_members 5 "$msz")"
 	sz=$((msz * 2048))
 	read -r -a mdev <<<"$(dm_members 4 "$sz" "${loops[@]}")"

@@ -124,6 +124,22 @@ tap_skip_rest() {
 	done
 }
 
+# tap_skip N REASON: the next N assertions are skipped (KTAP "# SKIP").
+tap_skip() {
+	local i
+	for ((i = 0; i < $1; i++)); do
+		GL_TAP_N=$((GL_TAP_N + 1))
+		echo "ok $GL_TAP_N - skipped # SKIP $2"
+	done
+}
+
+# gl_kernel_from MAJOR: the guest's kernel is MAJOR.0 or newer.
+gl_kernel_from() {
+	local v
+	v=$(uname -r)
+	[ "${v%%.*}" -ge "$1" ]
+}
+
 # tap_check NAME CMD [ARGS...]: run CMD; ok if it succeeds, else not ok.
 # A "# took S s" diagnostic follows (per-assertion timing).
 tap_check() {
