@@ -69,7 +69,7 @@ store_loop() {
 }
 
 scenario() {
-	local pers=$1 tag chk devs pid i
+	local pers=$1 tag chk devs pid
 	read -r tag chk <<<"$(gl_pers "$pers")"
 	read -r -a devs <<<"$(make_members 4 16)"
 	dmesg -c >/dev/null
@@ -91,11 +91,7 @@ scenario() {
 		sleep 0.3
 		echo raid4 >"$sys/level" || rc=$?
 		rm -f /tmp/storing
-		for ((i = 0; i < 100; i++)); do
-			kill -0 "$pid" 2>/dev/null || break
-			sleep 0.1
-		done
-		if kill -0 "$pid" 2>/dev/null; then
+		if ! gl_wait_pid "$pid" 10; then
 			note "the stripe_cache_size writer is stuck"
 			return 1
 		fi

@@ -133,6 +133,17 @@ tap_skip() {
 	done
 }
 
+# gl_wait_pid PID SECONDS: wait up to SECONDS for process PID to end;
+# fails if it is still running (it is not reaped: `wait` for its status).
+gl_wait_pid() {
+	local i
+	for ((i = 0; i < $2 * 10; i++)); do
+		kill -0 "$1" 2>/dev/null || return 0
+		gl_nap 0.1
+	done
+	! kill -0 "$1" 2>/dev/null
+}
+
 # gl_kernel_from MAJOR: the guest's kernel is MAJOR.0 or newer.
 gl_kernel_from() {
 	local v
@@ -447,17 +458,13 @@ check_parity() {
 # under TCG (64 MiB: 0.36 s vs 1.19 s), and these checks look for
 # corruption, not for an attacker.
 md_md5() {
-	local md i pid rc=0
+	local md pid rc=0
 	md=$(md_dev "$1")
 	dd if="$md" bs=1M iflag=direct status=none | md5sum | cut -d' ' -f1 >/tmp/md5.out &
 	pid=$!
 	# a read that does not end: say what the array looks like before the
 	# kernel's hung-task report ends the guest
-	for ((i = 0; i < 900; i++)); do
-		kill -0 "$pid" 2>/dev/null || break
-		gl_nap 0.1
-	done
-	if kill -0 "$pid" 2>/dev/null; then
+	if ! gl_wait_pid "$pid" 90; then
 		# callers capture stdout (the sum) and may drop stderr
 		{
 			note "md_md5: the read of $md has not ended in 90 s"
