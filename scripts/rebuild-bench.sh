@@ -50,8 +50,9 @@ done
 for v in "$reps" "$size" "$chunk" "$smin" "$smax" "$mem"; do
 	[[ $v =~ ^[1-9][0-9]*$ ]] || { echo "rebuild-bench.sh: '$v' is not a positive number" >&2; exit 64; }
 done
-[ $((size * 5 + 512)) -lt "$mem" ] ||
-	{ echo "rebuild-bench.sh: 5 members of $size MiB do not fit in --mem $mem" >&2; exit 64; }
+# the members live on the guest's /tmp, a tmpfs of half its memory
+[ $((size * 5 + 64)) -lt $((mem / 2)) ] ||
+	{ echo "rebuild-bench.sh: 5 members of $size MiB do not fit in the guest's tmpfs (half of --mem $mem)" >&2; exit 64; }
 cd "$top"
 if [ -z "$ko" ]; then
 	make >/dev/null || { echo "rebuild-bench.sh: make failed" >&2; exit 64; }
