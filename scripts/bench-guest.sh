@@ -9,21 +9,23 @@
 #   members=N chunk=KB size=MB   geometry of every suite array (4 512 400)
 #   reps=N                 suite repetitions (3)
 #   jobs=A,B,...|all       suite jobs (all); see job_opts for the names
-#   arrays=raid456,raid5x,raid0  arrays per job, interleaved in this order,
-#                          rotated by one each rep
+#   arrays=raid456,raid456t,raid5x,raid0  arrays per job, interleaved in
+#                          this order, rotated by one each rep
 #   io=MB                  bytes per sequential job (128); random jobs do
 #                          io/4, the ext4 job copies a tree of ~0.9*io MB
 #                          into a file system of 3*io MB
 #   region=MB              random jobs' region (256, capped at 90% of the array)
 #   check=raid5x|all|none  parity check (md sync_action "check" limited to the
 #                          written region by sync_min/sync_max) after raid5x
-#                          runs only, after raid456 and raid5x runs, or never
-#                          (raid5x). Every run also gets a data check (below).
+#                          runs only, after every RAID5 run (raid456,
+#                          raid456t, raid5x), or never (raid5x). Every run
+#                          also gets a data check (below).
 #   dirty=MB               vm.dirty_bytes (background: a quarter) so that
 #                          buffered writes stream like a long dd (64; 0 keeps
 #                          the kernel defaults)
 #   tune=NAME:VAL,...      raid5x sysfs tunables set after takeover
-#                          (stripe_cache_size is also set on raid456)
+#                          (stripe_cache_size is also set on raid456, not
+#                          on raid456t: its settings are TUNED456's)
 #   profile=0|1            suite runs under perf (cpu-clock samples of every
 #                          CPU) plus the md thread's CPU time: where the CPU
 #                          time of each run went (profile_json); needs perf
@@ -35,12 +37,18 @@
 #   (256) hunt_runtime=S (3) hunt_reps=N (2) hunt_cells=RW:BS:QD,...
 #                          (RW seq|rand, BS like 4k/64k/1m or fs = one full
 #                          stripe, QD the libaio depth)
+#   hunt_arrays=raid456,raid5x  the hunt's contestants (raid456, raid456t,
+#                          raid5x; raid5x among them), all alive at once as
+#                          md0, md1, ... in this order
 #
 # Every suite run uses FRESH members (sparse files on tmpfs, loop devices)
 # and a fresh array: raid456 = mdadm --level=5 (left-symmetric, v1.2, no
-# bitmap, --assume-clean); raid5x = the same, then "raid5x" > md/level;
-# raid0 = mdadm --level=0 over members-1 devices (the same data capacity, no
-# parity: the ceiling). A run's numbers count only if the data check passed:
+# bitmap, --assume-clean); raid456t = the same, then raid456 at its best
+# tuning: TUNED456 below (md/stripe_cache_size 4096, md/skip_copy 1,
+# md/group_thread_cnt 2) written and read back, a failed write or a value
+# that does not read back fails the run's setup; raid5x = the same as
+# raid456, then "raid5x" > md/level; raid0 = mdadm --level=0 over members-1
+# devices (the same data capacity, no parity: the ceiling). A run's numbers count only if the data check passed:
 # fio verify_only replay of the written region (every write carries
 # verify_pattern=%o, i.e. its own offset), for the read job a replay of its
 # prefill, for ext4 e2fsck -fn plus md5sum -c of the copied tree; plus the
@@ -54,10 +62,10 @@
 . /lib/guest-lib.sh
 
 mode=suite members=4 chunk=512 size=400 reps=3 jobs=all
-arrays=raid456,raid5x,raid0 io=128 region=256 check=raid5x dirty=64 tune=""
+arrays=raid456,raid456t,raid5x,raid0 io=128 region=256 check=raid5x dirty=64 tune=""
 profile=0 perf_hz=499 member_delay=0
 hunt_members=3,4,6 hunt_chunks=64,512 hunt_size=160 hunt_region=256
-hunt_runtime=3 hunt_reps=2
+hunt_runtime=3 hunt_reps=2 hunt_arrays=raid456,raid5x
 hunt_cells=seq:4k:32,seq:64k:32,seq:1m:1,seq:1m:8,seq:fs:1,rand:4k:1,rand:4k:32,rand:64k:8
 all_jobs=seq-write-2M-buffered,seq-write-fullstripe,seq-write-1M,seq-write-64K,seq-write-100K,rand-write-4K,rand-rw-70-30-4K,seq-read-8K-x4,ext4-copy
 
@@ -65,7 +73,8 @@ for a in "$@"; do
 	k=${a%%=*} v=${a#*=}
 	case $k in
 	mode | members | chunk | size | reps | jobs | arrays | io | region | check | dirty | tune | profile | member_delay | \
-		hunt_members | hunt_chunks | hunt_size | hunt_region | hunt_runtime | hunt_reps | hunt_cells)
+		hunt_members | hunt_chunks | hunt_size | hunt_region | hunt_runtime | hunt_reps | hunt_cells | \
+		hunt_arrays)
 		printf -v "$k" '%s' "$v" ;;
 	*) echo "bench-guest: unknown argument $a" >&2; exit 64 ;;
 	esac
@@ -165,6 +174,11 @@ ARR_DM=()       # their dm-delay devices (ARR_DELAY), the array's members
 ARR_DELAY=0     # setup_array puts members behind dm-delay: R[:W] ms
 ARR_MEMDIR=""   # their backing files
 ARR_ERR=""      # why setup failed
+# raid456t: raid456 at its best tuning, md/NAME:VALUE written in this order
+# after mdadm --create (tune= does not change them: raid456t is the fixed
+# reference "raid456 at its best tuning")
+TUNED456=stripe_cache_size:4096,skip_copy:1,group_thread_cnt:2
+T456_SAID=0     # the read-back of TUNED456 was sent as a progress line
 # setup_array KIND MD N CHUNK_KB SIZE_MB: fresh members + array; sets ARR_*.
 setup_array() {
 	local kind=$1 md=$2 n=$3 ck=$4 sz=$5 devs nd t
@@ -192,11 +206,14 @@ setup_array() {
 		done
 	fi
 	case $kind in
-	raid456 | raid5x)
+	raid456 | raid456t | raid5x)
 		create_raid5 "$md" "$n" "$ck" left-symmetric "${mem[@]}" ||
 			{ ARR_ERR="mdadm --create level 5 failed"; return 1; }
 		if [ "$kind" = raid5x ]; then
 			to_raid5x "$md" || { ARR_ERR="takeover to raid5x failed"; return 1; }
+		fi
+		if [ "$kind" = raid456t ]; then
+			tune_456t "$md" || return 1
 		fi
 		;;
 	raid0)
@@ -216,8 +233,31 @@ setup_array() {
 	ARR_ERR="/dev/$md not ready"
 	return 1
 }
+# tune_456t MD: TUNED456 on MD, each value read back; fails with ARR_ERR.
+# Prints the values read back (the console log), the first time also as a
+# progress line.
+tune_456t() {
+	local md=$1 sys item name val got rb=""
+	sys=$(md_sys "$md")
+	for item in ${TUNED456//,/ }; do
+		name=${item%%:*} val=${item#*:}
+		[ -e "$sys/$name" ] ||
+			{ ARR_ERR="raid456t: $md has no md/$name (level $(md_level "$md"))"; return 1; }
+		sysfs_write "$sys/$name" "$val" ||
+			{ ARR_ERR="raid456t: writing $val to md/$name of $md failed"; return 1; }
+		got=$(cat "$sys/$name" 2>/dev/null) || got="(unreadable)"
+		[ "$got" = "$val" ] ||
+			{ ARR_ERR="raid456t: md/$name of $md reads '$got' after writing $val"; return 1; }
+		rb+=" $name=$got"
+	done
+	echo "bench-guest: raid456t $md read back:$rb"
+	if [ "$T456_SAID" = 0 ]; then
+		say "raid456t settings read back on $md:$rb"
+		T456_SAID=1
+	fi
+}
 # apply_tune KIND MD: tune=NAME:VAL,... on raid5x (stripe_cache_size on
-# raid456 too)
+# raid456 too; raid456t keeps TUNED456)
 apply_tune() {
 	local kind=$1 md=$2 item name val sys
 	[ -n "$tune" ] || return 0
@@ -292,14 +332,14 @@ parity_check() {
 	echo "$(cat "$sys/mismatch_cnt") $(secs "$t0")"
 }
 
-# parity_selftest: the parity check must find a planted error. On a fresh
-# raid456 and raid5x array (4 x 32 MiB, 64K chunk, never written through md,
+# parity_selftest KIND...: the parity check must find a planted error. On a
+# fresh array of each KIND (4 x 32 MiB, 64K chunk, never written through md,
 # so nothing is cached) 4 KiB of one member's data area are overwritten with
 # random bytes behind md's back; parity_check of the first MiB must report
 # mismatch_cnt > 0. Emits a "selftest" record and a progress line.
 parity_selftest() {
 	local kind pc mm off f res="" ok=true kok
-	for kind in raid456 raid5x; do
+	for kind in "$@"; do
 		mm=null
 		if setup_array "$kind" md0 4 64 32; then
 			off=$(cat "/sys/block/md0/md/dev-${ARR_DEVS[0]##*/}/offset")
@@ -723,23 +763,30 @@ hunt_opts() {
 }
 
 run_hunt() {
-	local ma ca cells m c cell rw bs qd fsb bsb reg total idx=0 rep k kind md
-	local devs456 devs5x dir456 dir5x bytes geo lvl out jf pc mm t0 cj i
+	local ma ca cells ha n m c cell rw bs qd fsb bsb reg total idx=0 rep k kind md
+	local bytes geo lvl out jf pc mm t0 cj i
+	local -a hdevs=() hdir=()
 	IFS=, read -r -a ma <<<"$hunt_members"
 	IFS=, read -r -a ca <<<"$hunt_chunks"
 	IFS=, read -r -a cells <<<"$hunt_cells"
-	total=$((${#ma[@]} * ${#ca[@]} * ${#cells[@]} * 2 * hunt_reps))
+	IFS=, read -r -a ha <<<"$hunt_arrays"
+	n=${#ha[@]}
+	case ",$hunt_arrays," in
+	*,raid5x,*) ;;
+	*) echo "bench-guest: hunt_arrays must include raid5x" >&2; exit 64 ;;
+	esac
+	total=$((${#ma[@]} * ${#ca[@]} * ${#cells[@]} * n * hunt_reps))
 	for m in "${ma[@]}"; do
 		for c in "${ca[@]}"; do
 			fsb=$((c * 1024 * (m - 1)))
 			geo=$(jkv members "$m" chunk_kb "$c" member_mb "$hunt_size" full_stripe_kb $((fsb / 1024)))
-			# both arrays at once, so each cell alternates between them
-			setup_array raid456 md0 "$m" "$c" "$hunt_size" ||
-				{ say "ERROR: hunt m$m c$c raid456: $ARR_ERR"; exit 1; }
-			devs456=("${ARR_DEVS[@]}") dir456=$ARR_MEMDIR
-			setup_array raid5x md1 "$m" "$c" "$hunt_size" ||
-				{ say "ERROR: hunt m$m c$c raid5x: $ARR_ERR"; exit 1; }
-			devs5x=("${ARR_DEVS[@]}") dir5x=$ARR_MEMDIR
+			# every array at once (hunt_arrays[i] is md<i>), so each cell
+			# alternates between them
+			for i in "${!ha[@]}"; do
+				setup_array "${ha[$i]}" "md$i" "$m" "$c" "$hunt_size" ||
+					{ say "ERROR: hunt m$m c$c ${ha[$i]}: $ARR_ERR"; exit 1; }
+				hdevs[i]="${ARR_DEVS[*]}" hdir[i]=$ARR_MEMDIR
+			done
 			bytes=$(blockdev --getsize64 /dev/md0)
 			reg=$((hunt_region * 1048576))
 			[ "$reg" -le $((bytes * 9 / 10)) ] || reg=$((bytes * 9 / 10))
@@ -748,11 +795,13 @@ run_hunt() {
 				for cell in "${cells[@]}"; do
 					IFS=: read -r rw bs qd <<<"$cell"
 					if [ "$bs" = fs ]; then bsb=$fsb; else bsb=$bs; fi
-					for ((k = 0; k < 2; k++)); do
-						i=$(((k + rep + idx / 2) % 2))
-						if [ "$i" = 0 ]; then kind=raid456 md=md0; else kind=raid5x md=md1; fi
+					for ((k = 0; k < n; k++)); do
+						# idx is a multiple of n at a cell's start: each
+						# array once per cell, the first one rotating
+						i=$(((k + rep + idx / n) % n))
+						kind=${ha[$i]} md=md$i
 						idx=$((idx + 1))
-						if [ "$kind" = raid456 ]; then ARR_DEVS=("${devs456[@]}"); else ARR_DEVS=("${devs5x[@]}"); fi
+						read -r -a ARR_DEVS <<<"${hdevs[$i]}"
 						jf=$W/hunt.fio out=$W/hunt.json
 						{ echo "[hunt]"; hunt_opts "$rw" "$bsb" "$qd" "$md" "$reg"; } >"$jf"
 						R_BEFORE=$(stats_json "${ARR_DEVS[@]}") R_CB=$(counters_json "$md")
@@ -778,16 +827,19 @@ run_hunt() {
 					done
 				done
 			done
-			# integrity of the whole geometry: parity of the region on both
-			for md in md0 md1; do
+			# integrity of the whole geometry: parity of the region on each
+			for i in "${!ha[@]}"; do
+				md=md$i
 				if pc=$(parity_check "$md" "$reg"); then mm=${pc% *}; else mm=null pc="null null"; fi
-				cj=$(jkv type hunt_check geometry "$geo" array "$(md_level "$md")" region_bytes "$reg" \
-					mismatch_cnt "$mm" seconds "${pc#* }")
+				cj=$(jkv type hunt_check geometry "$geo" array "${ha[$i]}" level "$(md_level "$md")" \
+					region_bytes "$reg" mismatch_cnt "$mm" seconds "${pc#* }")
 				emit_record "$cj"
-				say "parity check m$m c${c}K $(md_level "$md"): mismatch_cnt=$mm"
+				say "parity check m$m c${c}K ${ha[$i]}: mismatch_cnt=$mm"
 			done
-			teardown md1 "$dir5x" "${devs5x[@]}"
-			teardown md0 "$dir456" "${devs456[@]}"
+			for ((i = n - 1; i >= 0; i--)); do
+				read -r -a ARR_DEVS <<<"${hdevs[$i]}"
+				teardown "md$i" "${hdir[$i]}" "${ARR_DEVS[@]}"
+			done
 		done
 	done
 }
@@ -826,9 +878,14 @@ emit_record "$(jkv type header mode "$mode" kernel "$(uname -r)" uname "$(uname 
 	jobs "$jobs" arrays "$arrays" io_mb "$io" region_mb "$region" check "$check" tune "$tune" \
 	hunt_members "$hunt_members" hunt_chunks "$hunt_chunks" hunt_size_mb "$hunt_size" \
 	hunt_region_mb "$hunt_region" hunt_runtime_s "$hunt_runtime" hunt_reps "$hunt_reps" \
-	hunt_cells "$hunt_cells" profile "$profile" perf_hz "$perf_hz" member_delay "$member_delay")"
+	hunt_cells "$hunt_cells" hunt_arrays "$hunt_arrays" tuned456 "$TUNED456" \
+	profile "$profile" perf_hz "$perf_hz" member_delay "$member_delay")"
 raid5x_available || { say "ERROR: md-raid5x is not available in the guest"; exit 1; }
-[ "$check" = none ] || parity_selftest
+# the self-test covers raid456t too when this boot runs it
+st_kinds=(raid456 raid5x)
+if [ "$mode" = hunt ]; then st_arrays=$hunt_arrays; else st_arrays=$arrays; fi
+case ",$st_arrays," in *,raid456t,*) st_kinds+=(raid456t) ;; esac
+[ "$check" = none ] || parity_selftest "${st_kinds[@]}"
 case $mode in
 suite) run_suite ;;
 hunt) run_hunt ;;

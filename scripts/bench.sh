@@ -1,31 +1,41 @@
 #!/usr/bin/env bash
-# bench.sh: side-by-side benchmark of raid5x against the in-kernel raid456 and
-# raid0 (`make bench`), in one QEMU guest boot.
+# bench.sh: side-by-side benchmark of raid5x against the in-kernel raid456
+# (at its defaults and at its best tuning) and raid0 (`make bench`), in one
+# QEMU guest boot.
 #
 # usage: scripts/bench.sh [options]
 #   (`make bench BENCH_ARGS="--reps 1 --jobs seq-write-1M"` passes options)
 # suite (default): every job on fresh arrays of the same geometry, raid456,
-# raid5x and raid0 over members-1 devices (the ceiling: same data, no
-# parity), interleaved (A B C, then B C A, ...) and repeated.
+# raid456t, raid5x and raid0 over members-1 devices (the ceiling: same data,
+# no parity), interleaved (A B C D, then B C D A, ...) and repeated.
+# raid456t is raid456 at its best tuning: the same array, then
+# md/stripe_cache_size 4096, md/skip_copy 1, md/group_thread_cnt 2, each
+# written and read back in the guest (a failure fails that run); the
+# report's x/456t column is raid5x at its defaults / raid456t.
 #   --members N        members of the RAID5 arrays (4)
 #   --chunk KB         chunk size (512)
 #   --size MB          member size (400); members are sparse files on the
 #                      guest's tmpfs behind loop devices
 #   --reps N           repetitions (3)
 #   --jobs LIST        comma-separated job names (all); --list-jobs
-#   --arrays LIST      subset/order of raid456,raid5x,raid0
+#   --arrays LIST      subset/order of raid456,raid456t,raid5x,raid0 (all
+#                      four, in this order)
 #   --io MB            bytes per sequential job (128); random jobs do a
 #                      quarter of it, the ext4 job copies a tree of ~0.9x it
 #                      into a file system of 3x it
 #   --region MB        region of the random jobs (256)
 #   --check MODE       parity check (md "check" over the written region)
-#                      after raid5x runs (raid5x, default), after raid456 and
-#                      raid5x runs (all), or never (none); every run also gets
-#                      a data check (fio verify_only replay, e2fsck + md5sum)
+#                      after raid5x runs (raid5x, default), after every
+#                      raid456, raid456t and raid5x run (all), or never
+#                      (none); every run also gets a data check (fio
+#                      verify_only replay, e2fsck + md5sum)
 #   --dirty MB         guest vm.dirty_bytes, so buffered writes stream like a
 #                      long dd (64; 0 = kernel default)
 #   --tune NAME=VAL    set a raid5x tunable after takeover (repeatable;
-#                      stripe_cache_size is set on raid456 too)
+#                      stripe_cache_size is set on raid456 too, not on
+#                      raid456t: it keeps its fixed tuning above, the
+#                      reference "raid456 at its best", whatever raid5x
+#                      is tuned to)
 #   --member-delay R[:W]  members behind dm-delay: each member read waits
 #                      R ms, each write W ms (default 0), so a pre-read
 #                      costs what a seek costs a disk (tmpfs reads are
@@ -37,8 +47,9 @@
 #                      kernel workers: loop's member I/O; other). Sampling
 #                      costs throughput: compare ratios, not absolute MiB/s;
 #                      needs perf on the host (apt-get install linux-perf)
-# hunt (--hunt): seed 003's counter-example search, raid456 vs raid5x, both
-# arrays alive at once and alternating per cell, time-based fio cells:
+# hunt (--hunt): seed 003's counter-example search, raid456 vs raid5x (and
+# raid456t with --hunt-arrays), all arrays alive at once and alternating per
+# cell, time-based fio cells:
 #   --hunt-members LIST (3,4,6)  --hunt-chunks LIST (64,512)
 #   --hunt-size MB (160)  --hunt-region MB (256)  --hunt-runtime S (3)
 #   --hunt-reps N (2)
@@ -47,6 +58,10 @@
 #                      seq:1m:1,seq:1m:8,seq:fs:1,rand:4k:1,rand:4k:32,
 #                      rand:64k:8); 6 geometries x 8 cells x 2 arrays x 2
 #                      reps = 192 runs, about 20 min
+#   --hunt-arrays LIST the contestants, a subset/order of raid456,raid456t,
+#                      raid5x with raid5x among them (raid456,raid5x);
+#                      raid456,raid456t,raid5x adds a third array to every
+#                      cell (half as long again) and an x/456t verdict
 # common:
 #   --ko FILE          use this module (default: run `make`, use ./md-raid5x.ko)
 #   --no-build         do not run `make`; use ./md-raid5x.ko as it is
@@ -123,7 +138,7 @@ while [ $# -gt 0 ]; do
 		k=${opt#--}
 		gargs+=("${k//-/_}=$2")
 		shift 2 ;;
-	--jobs | --arrays | --hunt-members | --hunt-chunks | --hunt-cells)
+	--jobs | --arrays | --hunt-members | --hunt-chunks | --hunt-cells | --hunt-arrays)
 		[ $# -ge 2 ] || die "$opt needs a value"
 		list "$opt" "$2"
 		k=${opt#--}
@@ -158,6 +173,8 @@ done
 [ "$mode$profile" != hunt1 ] || die "--profile is for the suite, not --hunt"
 [ "$mode" = suite ] || [[ " ${gargs[*]}" != *" member_delay="* ]] ||
 	die "--member-delay is for the suite, not --hunt"
+[ "$mode" = hunt ] || [[ " ${gargs[*]}" != *" hunt_arrays="* ]] ||
+	die "--hunt-arrays is for --hunt (the suite's is --arrays)"
 # names are checked here, not after a guest boot
 for a in "${gargs[@]}"; do
 	case $a in
@@ -170,8 +187,22 @@ for a in "${gargs[@]}"; do
 	arrays=*)
 		IFS=, read -r -a l <<<"${a#arrays=}"
 		for j in "${l[@]}"; do
-			case $j in raid456 | raid5x | raid0) ;; *) die "unknown array '$j' (raid456, raid5x, raid0)" ;; esac
+			case $j in
+			raid456 | raid456t | raid5x | raid0) ;;
+			*) die "unknown array '$j' (raid456, raid456t, raid5x, raid0)" ;;
+			esac
 		done ;;
+	hunt_arrays=*)
+		IFS=, read -r -a l <<<"${a#hunt_arrays=}"
+		for j in "${l[@]}"; do
+			case $j in
+			raid456 | raid456t | raid5x) ;;
+			*) die "--hunt-arrays: unknown array '$j' (raid456, raid456t, raid5x)" ;;
+			esac
+		done
+		[ "$(printf '%s\n' "${l[@]}" | sort -u | wc -l)" = "${#l[@]}" ] ||
+			die "--hunt-arrays: an array named twice"
+		[[ ,${a#hunt_arrays=}, == *,raid5x,* ]] || die "--hunt-arrays must include raid5x" ;;
 	esac
 done
 out=${out:-${BUILD:-$top/build}/bench}
@@ -250,12 +281,13 @@ if [ -z "$timeout" ]; then
 	count() { local -a l; IFS=, read -r -a l <<<"$1"; echo "${#l[@]}"; }
 	if [ "$mode" = hunt ]; then
 		geos=$(($(count "${ga[hunt_members]:-3,4,6}") * $(count "${ga[hunt_chunks]:-64,512}")))
-		runs=$((geos * $(count "${ga[hunt_cells]:-1,2,3,4,5,6,7,8}") * 2 * ${ga[hunt_reps]:-2}))
+		runs=$((geos * $(count "${ga[hunt_cells]:-1,2,3,4,5,6,7,8}") * \
+			$(count "${ga[hunt_arrays]:-raid456,raid5x}") * ${ga[hunt_reps]:-2}))
 		timeout=$((600 + runs * (${ga[hunt_runtime]:-3} + 12) + geos * 240))
 	else
 		nj=9
 		[ "${ga[jobs]:-all}" = all ] || nj=$(count "${ga[jobs]}")
-		runs=$((nj * $(count "${ga[arrays]:-raid456,raid5x,raid0}") * ${ga[reps]:-3}))
+		runs=$((nj * $(count "${ga[arrays]:-raid456,raid456t,raid5x,raid0}") * ${ga[reps]:-3}))
 		timeout=$((600 + runs * 60 * (1 + ${ga[io]:-128} / 256)))
 	fi
 fi
