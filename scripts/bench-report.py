@@ -26,7 +26,9 @@ import sys
 MIB = 1048576.0
 SECTOR = 512
 KERNEL_TS = re.compile(r"^\[ *\d+\.\d+\]")
-ARRAY_ORDER = ["raid456", "raid5x", "raid0"]
+ARRAY_ORDER = ["raid456", "raid456t", "raid5x", "raid0"]
+# raid5x / BASE ratio columns: (column title, BASE)
+RATIO_COLS = [("x/456", "raid456"), ("x/456t", "raid456t"), ("x/r0", "raid0")]
 SUITE_JOBS = [
     "seq-write-2M-buffered", "seq-write-fullstripe", "seq-write-1M",
     "seq-write-64K", "seq-write-100K", "rand-write-4K", "rand-rw-70-30-4K",
@@ -209,6 +211,17 @@ def ratio(a, b):
 # suite
 
 
+def tuned_note(header, arrays):
+    """The sentence that says what raid456t is, when it ran."""
+    if "raid456t" not in arrays:
+        return ""
+    t = header.get("tuned456") or "stripe_cache_size:4096,skip_copy:1,group_thread_cnt:2"
+    return (" raid456t = raid456 at its best tuning: md/%s written after creation and read "
+            "back (Settings below); x/456t = raid5x%s / raid456t."
+            % (", md/".join(kv.replace(":", " ") for kv in t.split(",")),
+               "" if header.get("tune") else " at its defaults"))
+
+
 def suite_report(recs, meta, outdir):
     header = next((r for r in recs if r.get("type") == "header"), {})
     footer = next((r for r in recs if r.get("type") == "footer"), None)
@@ -231,13 +244,11 @@ def suite_report(recs, meta, outdir):
     lines.append("MiB/s: median (min-max) of verified runs; ratios of medians; p99 = fio "
                  "completion latency (write, or read for read jobs; read/write for the mix); "
                  "member MiB = sectors read/written summed over the array's loop devices "
-                 "(median per run).")
+                 "(median per run).%s" % tuned_note(header, arrays))
     lines.append("")
     cols = ["job"] + ["%s MiB/s" % a for a in arrays]
-    if "raid5x" in arrays and "raid456" in arrays:
-        cols.append("x/456")
-    if "raid5x" in arrays and "raid0" in arrays:
-        cols.append("x/r0")
+    rcols = [(t, b) for t, b in RATIO_COLS if "raid5x" in arrays and b in arrays]
+    cols += [t for t, _ in rcols]
     cols += ["p99 ms " + "/".join(arrays), "member rd MiB " + "/".join(arrays),
              "member wr MiB " + "/".join(arrays)]
     lines.append("| " + " | ".join(cols) + " |")
@@ -249,10 +260,8 @@ def suite_report(recs, meta, outdir):
             s = per.get(a)
             row.append(fmt_range(s["mibs"]) if s else "-")
         med = {a: per[a]["mibs_median"] if a in per else None for a in arrays}
-        if "x/456" in cols:
-            row.append(fmt(ratio(med.get("raid5x"), med.get("raid456")), 2))
-        if "x/r0" in cols:
-            row.append(fmt(ratio(med.get("raid5x"), med.get("raid0")), 2))
+        for _, b in rcols:
+            row.append(fmt(ratio(med.get("raid5x"), med.get(b)), 2))
 
         def p99(s):
             if not s:
@@ -376,34 +385,38 @@ def suite_notes(summary, jobs):
     notes = []
     for j in jobs:
         per = summary[j]
-        x, o, z = per.get("raid5x"), per.get("raid456"), per.get("raid0")
+        x, z = per.get("raid5x"), per.get("raid0")
         if not x or x["mibs_median"] is None:
             continue
         c = x.get("counters") or {}
         is_write = j.startswith("seq-write") or j == "ext4-copy"
-        spread = len(x["mibs"]) >= 2 and o and len(o["mibs"]) >= 2
         if is_write and c.get("preread_blocks"):
             notes.append("%s: raid5x pre-read %d blocks (%.1f MiB) in a sequential write job "
                          "(member reads %.1f MiB; raid456 %s MiB)"
                          % (j, c["preread_blocks"], c["preread_blocks"] * 4096 / MIB,
                             x.get("member_read_mib") or 0,
-                            fmt(o.get("member_read_mib")) if o else "-"))
-        if o and o["mibs_median"]:
+                            fmt(per["raid456"].get("member_read_mib")) if "raid456" in per else "-"))
+        # against raid456 at its defaults, then at its best tuning
+        for b in ("raid456", "raid456t"):
+            o = per.get(b)
+            if not o or not o["mibs_median"]:
+                continue
+            spread = len(x["mibs"]) >= 2 and len(o["mibs"]) >= 2
             r = x["mibs_median"] / o["mibs_median"]
             if spread and x["mibs_max"] < o["mibs_min"]:
-                notes.append("%s: raid5x slower than raid456 beyond the run-to-run spread (%.2fx)"
-                             % (j, r))
+                notes.append("%s: raid5x slower than %s beyond the run-to-run spread (%.2fx)"
+                             % (j, b, r))
             elif spread and x["mibs_min"] > o["mibs_max"]:
-                notes.append("%s: raid5x faster than raid456 beyond the run-to-run spread (%.2fx)"
-                             % (j, r))
+                notes.append("%s: raid5x faster than %s beyond the run-to-run spread (%.2fx)"
+                             % (j, b, r))
             for d in ("write", "read"):
                 px, po = x.get("p99_%s_ms" % d), o.get("p99_%s_ms" % d)
                 if px and po and px > 1.5 * po:
-                    notes.append("%s: raid5x p99 %s latency %.2f ms vs raid456 %.2f ms"
-                                 % (j, d, px, po))
+                    notes.append("%s: raid5x p99 %s latency %.2f ms vs %s %.2f ms"
+                                 % (j, d, px, b, po))
             mx, mo = x.get("member_read_mib"), o.get("member_read_mib")
             if mx is not None and mo is not None and mx > mo * 1.5 + 1:
-                notes.append("%s: raid5x member reads %.1f MiB vs raid456 %.1f MiB" % (j, mx, mo))
+                notes.append("%s: raid5x member reads %.1f MiB vs %s %.1f MiB" % (j, mx, b, mo))
         if is_write and z and z["mibs_median"] and x["mibs_median"] > z["mibs_median"] * 1.05:
             notes.append("%s: raid5x above the raid0 ceiling (%.2fx)"
                          % (j, x["mibs_median"] / z["mibs_median"]))
@@ -485,7 +498,7 @@ def chart(summary, jobs, arrays, outdir, title):
     dat = os.path.join(outdir, "bench.dat")
     with open(dat, "w") as f:
         f.write("# job " + " ".join("%s_med %s_min %s_max" % (a, a, a) for a in arrays)
-                + " x456 xr0\n")
+                + " x456 x456t xr0\n")
         for j in jobs:
             row = [j]
             for a in arrays:
@@ -493,12 +506,12 @@ def chart(summary, jobs, arrays, outdir, title):
                 for k in ("mibs_median", "mibs_min", "mibs_max"):
                     row.append("?" if not s or s[k] is None else "%.2f" % s[k])
             med = {a: summary[j][a]["mibs_median"] if a in summary[j] else None for a in arrays}
-            for r in (ratio(med.get("raid5x"), med.get("raid456")),
-                      ratio(med.get("raid5x"), med.get("raid0"))):
+            for r in (ratio(med.get("raid5x"), med.get(b)) for _, b in RATIO_COLS):
                 row.append("?" if r is None else "%.3f" % r)
             f.write(" ".join(row) + "\n")
     png = os.path.join(outdir, "bench.png")
-    colors = {"raid456": "#4477aa", "raid5x": "#ee6677", "raid0": "#aaaaaa"}
+    colors = {"raid456": "#4477aa", "raid456t": "#66ccee", "raid5x": "#ee6677",
+              "raid0": "#aaaaaa"}
     plots = []
     for i, a in enumerate(arrays):
         c = 2 + 3 * i
@@ -507,11 +520,10 @@ def chart(summary, jobs, arrays, outdir, title):
                         colors.get(a, "#228833")))
     rc = 2 + 3 * len(arrays)
     rplots = []
-    if "raid5x" in arrays and "raid456" in arrays:
-        rplots.append("'%s' using %d:xtic(1) title 'raid5x / raid456' lc rgb '#ee6677'" % (dat, rc))
-    if "raid5x" in arrays and "raid0" in arrays:
-        rplots.append("'%s' using %d%s title 'raid5x / raid0' lc rgb '#aaaaaa'"
-                      % (dat, rc + 1, "" if rplots else ":xtic(1)"))
+    for i, (_, b) in enumerate(RATIO_COLS):
+        if "raid5x" in arrays and b in arrays:
+            rplots.append("'%s' using %d%s title 'raid5x / %s' lc rgb '%s'"
+                          % (dat, rc + i, "" if rplots else ":xtic(1)", b, colors[b]))
     script = """
 set terminal %s size 1400,1000 noenhanced font ",10"
 set output '%s'
@@ -551,12 +563,18 @@ plot %s, 1 with lines dt 2 lc rgb 'black' notitle
 # hunt
 
 
+# hunt cell keys of raid5x against each baseline: (ratio, verdict)
+HUNT_KEYS = {"raid456": ("ratio", "verdict"), "raid456t": ("ratio_456t", "verdict_456t")}
+
+
 def hunt_report(recs, meta, outdir):
     header = next((r for r in recs if r.get("type") == "header"), {})
     footer = next((r for r in recs if r.get("type") == "footer"), None)
     runs = [r for r in recs if r.get("type") == "run" and r.get("mode") == "hunt"]
     checks = [r for r in recs if r.get("type") == "hunt_check"]
     total = runs[-1]["total"] if runs else 0
+    # the baselines raid5x met: raid456 and/or raid456t (--hunt-arrays)
+    bases = [b for b in HUNT_KEYS if any(r["array"] == b for r in runs)] or ["raid456"]
     cells = {}
     for r in runs:
         g = r["geometry"]
@@ -593,18 +611,23 @@ def hunt_report(recs, meta, outdir):
             e[a]["median"] = median(v)
             e[a]["min"] = min(v) if v else None
             e[a]["max"] = max(v) if v else None
-        x, o = e.get("raid5x"), e.get("raid456")
-        e["ratio"] = ratio(x["median"] if x else None, o["median"] if o else None)
-        e["verdict"] = "incomplete"
-        if x and o and (len(x["mibs"]) < 2 or len(o["mibs"]) < 2):
-            e["verdict"] = "n<2"
-        elif x and o:
-            if x["max"] < o["min"]:
-                e["verdict"] = "slower"
-            elif x["min"] > o["max"]:
-                e["verdict"] = "faster"
-            else:
-                e["verdict"] = "overlap"
+        # ratio/verdict: raid5x vs raid456; ratio_456t/verdict_456t: vs raid456t
+        x = e.get("raid5x")
+        e["ratio"], e["verdict"] = None, "incomplete"
+        for b in bases:
+            o = e.get(b)
+            rk, vk = HUNT_KEYS[b]
+            e[rk] = ratio(x["median"] if x else None, o["median"] if o else None)
+            e[vk] = "incomplete"
+            if x and o and (len(x["mibs"]) < 2 or len(o["mibs"]) < 2):
+                e[vk] = "n<2"
+            elif x and o:
+                if x["max"] < o["min"]:
+                    e[vk] = "slower"
+                elif x["min"] > o["max"]:
+                    e[vk] = "faster"
+                else:
+                    e[vk] = "overlap"
         out_cells.append(e)
 
     def cell_name(e):
@@ -615,51 +638,71 @@ def hunt_report(recs, meta, outdir):
     def side(e, a):
         s = e.get(a) or {}
         return "%s (%s-%s)" % (fmt(s.get("median")), fmt(s.get("min")), fmt(s.get("max")))
-    slower = sorted([e for e in out_cells if e["verdict"] == "slower"], key=lambda e: e["ratio"])
-    faster = [e for e in out_cells if e["verdict"] == "faster"]
-    overlap = [e for e in out_cells if e["verdict"] == "overlap"]
-    lines = ["## raid5x counter-example hunt (seed 003): raid5x vs raid456", ""]
+    lines = ["## raid5x counter-example hunt (seed 003): raid5x vs %s" % " and ".join(bases), ""]
     lines.append("Cells: %d (members %s x chunk %s KiB x %d rw/bs/qd cells), %d reps each, %s s "
-                 "time-based fio per run, both arrays alive, alternating per cell. A counter-example "
-                 "is a cell where every raid5x run is slower than every raid456 run (no min-max "
-                 "overlap)." % (len(out_cells), header.get("hunt_members", "?"),
-                                header.get("hunt_chunks", "?"),
-                                len(str(header.get("hunt_cells", "")).split(",")),
-                                header.get("hunt_reps", 0), header.get("hunt_runtime_s", "?")))
+                 "time-based fio per run, %s alive at once, alternating per cell. A "
+                 "counter-example is a cell where every raid5x run is slower than every run of "
+                 "the other array (no min-max overlap).%s"
+                 % (len(out_cells), header.get("hunt_members", "?"),
+                    header.get("hunt_chunks", "?"),
+                    len(str(header.get("hunt_cells", "")).split(",")),
+                    header.get("hunt_reps", 0), header.get("hunt_runtime_s", "?"),
+                    ", ".join(sort_arrays({r["array"] for r in runs})) or "the arrays",
+                    tuned_note(header, bases)))
     lines.append("")
-    lines.append("Counter-examples: %d; raid5x faster beyond the spread: %d; overlapping: %d; "
-                 "fewer than 2 runs a side (no spread, no verdict): %d." % (
-                     len(slower), len(faster), len(overlap),
-                     len(out_cells) - len(slower) - len(faster) - len(overlap)))
+    slower_by = {}
+    for b in bases:
+        rk, vk = HUNT_KEYS[b]
+        slower = sorted([e for e in out_cells if e[vk] == "slower"], key=lambda e: e[rk])
+        slower_by[b] = slower
+        faster = [e for e in out_cells if e[vk] == "faster"]
+        overlap = [e for e in out_cells if e[vk] == "overlap"]
+        lines.append("Counter-examples%s: %d; raid5x faster beyond the spread: %d; overlapping: %d; "
+                     "fewer than 2 runs a side (no spread, no verdict): %d." % (
+                         "" if bases == ["raid456"] else " against " + b,
+                         len(slower), len(faster), len(overlap),
+                         len(out_cells) - len(slower) - len(faster) - len(overlap)))
     lines.append("")
-    for e in slower:
-        xs, os_ = e.get("raid5x", {}), e.get("raid456", {})
-        extra = ""
-        cx = xs.get("counters_per_gib") or {}
-        if cx:
-            extra = "; raid5x per GiB written: preread %s blk, rmw %s, rcw %s, full %s" % (
-                fmt(cx.get("preread_blocks"), 0), fmt(cx.get("rmw_stripes"), 0),
-                fmt(cx.get("rcw_stripes"), 0), fmt(cx.get("full_stripes"), 0))
-        lines.append("- **%s**: raid5x %s vs raid456 %s MiB/s, ratio %s; member reads per GiB "
-                     "written %s vs %s MiB; p99 %s vs %s ms%s"
-                     % (cell_name(e), side(e, "raid5x"), side(e, "raid456"), fmt(e["ratio"], 2),
-                        fmt(xs.get("member_read_mib_per_gib")), fmt(os_.get("member_read_mib_per_gib")),
-                        fmt(xs.get("p99_write_ms"), 2), fmt(os_.get("p99_write_ms"), 2), extra))
-    if not slower:
+    for b in bases:
+        rk, _ = HUNT_KEYS[b]
+        for e in slower_by[b]:
+            xs, os_ = e.get("raid5x", {}), e.get(b, {})
+            extra = ""
+            cx = xs.get("counters_per_gib") or {}
+            if cx:
+                extra = "; raid5x per GiB written: preread %s blk, rmw %s, rcw %s, full %s" % (
+                    fmt(cx.get("preread_blocks"), 0), fmt(cx.get("rmw_stripes"), 0),
+                    fmt(cx.get("rcw_stripes"), 0), fmt(cx.get("full_stripes"), 0))
+            lines.append("- **%s**: raid5x %s vs %s %s MiB/s, ratio %s; member reads per GiB "
+                         "written %s vs %s MiB; p99 %s vs %s ms%s"
+                         % (cell_name(e), side(e, "raid5x"), b, side(e, b), fmt(e[rk], 2),
+                            fmt(xs.get("member_read_mib_per_gib")),
+                            fmt(os_.get("member_read_mib_per_gib")),
+                            fmt(xs.get("p99_write_ms"), 2), fmt(os_.get("p99_write_ms"), 2), extra))
+    if not any(slower_by.values()):
         lines.append("- none found")
     lines.append("")
     lines.append("All cells (MiB/s median (min-max)):")
     lines.append("")
+    # raid456t's columns come last: the first ten keep their places
+    # (scripts/plots.sh reads them by position)
+    tcols = "raid456t" in bases
     lines.append("| members | chunk KiB | rw | bs | qd | raid456 | raid5x | x/456 | verdict | "
-                 "member rd MiB/GiB 456/x |")
-    lines.append("|---|---|---|---|---|---|---|---|---|---|")
+                 "member rd MiB/GiB 456/x |" + (" raid456t | x/456t | verdict 456t | "
+                                                 "member rd MiB/GiB 456t |" if tcols else ""))
+    lines.append("|---|---|---|---|---|---|---|---|---|---|" + ("---|---|---|---|" if tcols else ""))
     for e in out_cells:
-        lines.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s / %s |" % (
+        row = "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s / %s |" % (
             e["members"], e["chunk_kb"], e["rw"],
             e["bs"] if e["bs"] != "fs" else "fs=%dK" % (e["bs_bytes"] // 1024), e["qd"],
             side(e, "raid456"), side(e, "raid5x"), fmt(e["ratio"], 2), e["verdict"],
             fmt((e.get("raid456") or {}).get("member_read_mib_per_gib")),
-            fmt((e.get("raid5x") or {}).get("member_read_mib_per_gib"))))
+            fmt((e.get("raid5x") or {}).get("member_read_mib_per_gib")))
+        if tcols:
+            row += " %s | %s | %s | %s |" % (
+                side(e, "raid456t"), fmt(e["ratio_456t"], 2), e["verdict_456t"],
+                fmt((e.get("raid456t") or {}).get("member_read_mib_per_gib")))
+        lines.append(row)
     lines.append("")
     badchk = [c for c in checks if c.get("mismatch_cnt") != 0]
     lines.append("Parity checks after each geometry (region written by the cells): %d, %s."
@@ -681,7 +724,9 @@ def hunt_report(recs, meta, outdir):
         f.write(md)
     with open(os.path.join(outdir, "hunt.json"), "w") as f:
         json.dump({"meta": meta, "header": header, "footer": footer, "cells": out_cells,
-                   "counter_examples": [cell_name(e) for e in slower], "checks": checks,
+                   "counter_examples": [cell_name(e) for e in slower_by.get("raid456", [])],
+                   "counter_examples_456t": [cell_name(e) for e in slower_by.get("raid456t", [])],
+                   "checks": checks,
                    "runs": [dict(r, metrics=run_metrics(r)) for r in runs]},
                   f, indent=1, sort_keys=True)
     # the terminal gets the summary and the counter-examples, not the big table
