@@ -6,9 +6,9 @@
 #   default: docs/reports/bench-2026-11-30-floor.md
 #            docs/reports/hunt-2026-11-30-floor.md docs/plots
 #
-# Writes OUTDIR/suite-ratio.png (raid5x / raid456 and raid5x / raid0
-# throughput per job), OUTDIR/suite-member-reads.png (member MiB read per
-# job, each array), OUTDIR/hunt-ratio.png (heat map of raid5x / raid456
+# Writes OUTDIR/suite-ratio.png (raid5x / raid456, raid5x / raid456t when
+# the suite ran raid456t, and raid5x / raid0 throughput per job),
+# OUTDIR/suite-member-reads.png (member MiB read per job, each array), OUTDIR/hunt-ratio.png (heat map of raid5x / raid456
 # per hunt cell: geometry x job) and OUTDIR/hunt-member-reads.png (member
 # MiB read per GiB written, raid5x, per hunt cell). Needs gnuplot
 # (gnuplot-nox).
@@ -34,18 +34,62 @@ trap 'rm -rf "$tmp"' EXIT
 term="pngcairo size 900,480 font 'sans,10'"
 gnuplot -e "set terminal" 2>&1 | grep -q pngcairo || term="png size 900,480"
 
-# The suite's first table: | job | 456 | x | r0 | x/456 | x/r0 | p99 | member rd | member wr |
-# -> job x/456 x/r0 rd456 rdx rdr0
-awk -F'|' '
-	/^\| job \| raid456 MiB\/s/ { t = 1; next }
+# The suite's first table: | job | A MiB/s ... | x/456 [x/456t] [x/r0] | p99 |
+# member rd MiB A/B/... | member wr |, its columns found by their titles
+# (the arrays are those the suite ran) -> suite.dat: job x/456 x/456t x/r0
+# then member MiB read of each array ("?" = missing); suite.cols: the
+# ratio columns present ("ratio COL BASE") and the arrays ("array COL NAME")
+awk -F'|' -v cols="$tmp/suite.cols" '
+	function val(s) { gsub(/ /, "", s); return (s == "" || s == "-") ? "?" : s + 0 }
+	!t && /^\| job \| [a-z0-9]+ MiB\/s/ {
+		t = 1
+		for (i = 2; i < NF; i++) {
+			h = $i
+			gsub(/^ +| +$/, "", h)
+			if (h == "x/456") c[1] = i
+			else if (h == "x/456t") c[2] = i
+			else if (h == "x/r0") c[3] = i
+			else if (h ~ /^member rd MiB /) { crd = i; sub(/^member rd MiB /, "", h); na = split(h, an, "/") }
+		}
+		split("raid456 raid456t raid0", base, " ")
+		for (k = 1; k <= 3; k++) if (c[k]) print "ratio", k + 1, base[k] >cols
+		for (k = 1; k <= na; k++) print "array", k + 4, an[k] >cols
+		next
+	}
 	t && /^\|---/ { next }
 	t && /^\|/ {
-		gsub(/ /, "", $2); split($9, rd, "/")
-		printf "%s %s %s %s %s %s\n", $2, $6 + 0, $7 + 0, rd[1] + 0, rd[2] + 0, rd[3] + 0
+		gsub(/ /, "", $2)
+		line = $2
+		for (k = 1; k <= 3; k++) line = line " " (c[k] ? val($(c[k])) : "?")
+		n = split(crd ? $crd : "", rd, "/")
+		for (k = 1; k <= na; k++) line = line " " (k <= n ? val(rd[k]) : "?")
+		print line
 		next
 	}
 	t { exit }' "$suite" >"$tmp/suite.dat"
 [ -s "$tmp/suite.dat" ] || { echo "plots.sh: no job table in $suite" >&2; exit 1; }
+# the gnuplot series of the two suite plots
+# series SOFAR COL TITLE: SOFAR plus one series of suite.dat (the first
+# one also labels the x axis)
+series() {
+	if [ -z "$1" ]; then
+		echo "\"$tmp/suite.dat\" using $2:xtic(1) title \"$3\""
+	else
+		echo "$1, \"\" using $2 title \"$3\""
+	fi
+}
+rplot="" mplot=""
+while read -r kind col name; do
+	if [ "$kind" = ratio ]; then
+		rplot=$(series "$rplot" "$col" "raid5x / $name")
+	else
+		mplot=$(series "$mplot" "$col" "$name")
+	fi
+done <"$tmp/suite.cols"
+if [ -z "$rplot" ] || [ -z "$mplot" ]; then
+	echo "plots.sh: the job table of $suite has no ratio or member read column" >&2
+	exit 1
+fi
 
 # The hunt's cell table: | members | chunk | rw | bs | qd | 456 | x | x/456 | verdict | rd 456 / x |
 # -> row "Nm CHUNKk" column "rw bs qd" ratio rd_x
@@ -56,7 +100,8 @@ awk -F'|' '
 		for (i = 2; i <= 11; i++) gsub(/^ +| +$/, "", $i)
 		bs = $5; sub(/^fs=.*/, "stripe", bs)
 		split($11, rd, " / ")
-		printf "%s_members_%sK\t%s_%s_qd%s\t%s\t%s\n", $2, $3, $4, bs, $6, $9, rd[2] + 0
+		r = $9; if (r == "-") r = "NaN"
+		printf "%s_members_%sK\t%s_%s_qd%s\t%s\t%s\n", $2, $3, $4, bs, $6, r, rd[2] + 0
 		next
 	}
 	t { exit }' "$hunt" >"$tmp/hunt.tsv"
@@ -81,6 +126,7 @@ src="${suite##*/}, ${hunt##*/}"
 gnuplot <<EOF
 set terminal $term
 set datafile separator whitespace
+set datafile missing "?"
 set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.8 border -1
@@ -89,16 +135,15 @@ set xtics rotate by -30 noenhanced
 set key top right noenhanced
 
 set output "$out/suite-ratio.png"
-set title "raid5x throughput / raid456 and / raid0 (median of 3 runs; source ${suite##*/})" noenhanced
+set title "raid5x throughput / the others (median of 3 runs; source ${suite##*/})" noenhanced
 set ylabel "ratio of medians"
 set yrange [0:*]
-plot "$tmp/suite.dat" using 2:xtic(1) title "raid5x / raid456", \
-     "" using 3 title "raid5x / raid0", 1 with lines lc rgb "black" dt 2 notitle
+plot $rplot, 1 with lines lc rgb "black" dt 2 notitle
 
 set output "$out/suite-member-reads.png"
 set title "member MiB read per run (192 MiB written or read; source ${suite##*/})" noenhanced
 set ylabel "MiB read from the members"
-plot "$tmp/suite.dat" using 4:xtic(1) title "raid456", "" using 5 title "raid5x", "" using 6 title "raid0"
+plot $mplot
 
 unset style
 set style fill solid
