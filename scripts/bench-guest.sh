@@ -48,10 +48,11 @@
 # md/group_thread_cnt 2) written and read back, a failed write or a value
 # that does not read back fails the run's setup; raid5x = the same as
 # raid456, then "raid5x" > md/level; raid0 = mdadm --level=0 over members-1
-# devices (the same data capacity, no parity: the ceiling). A run's numbers count only if the data check passed:
-# fio verify_only replay of the written region (every write carries
-# verify_pattern=%o, i.e. its own offset), for the read job a replay of its
-# prefill, for ext4 e2fsck -fn plus md5sum -c of the copied tree; plus the
+# devices (the same data capacity, no parity: the ceiling). A run's numbers
+# count only if the data check passed: fio verify_only replay of the
+# written region (every write carries verify_pattern=%o, i.e. its own
+# offset), for the read job a replay of its prefill, for ext4 e2fsck -fn
+# plus md5sum -c of the copied tree; plus the
 # parity check above.
 #
 # Output: per run one JSON line (fio JSON, member sectors read/written from
