@@ -16,7 +16,7 @@
  *    of the stripe, if the writers' window (peak write bytes in flight over
  *    the last R5X_WINDOW_SPAN, r5x_window_note) is at least a row.  Any
  *    other partial stripe is granted pre-reads at once
- *    (r5x_preread_grant_now), outside the preread_batch bound: nothing in
+ *    (grant_now), outside the preread_batch bound: nothing in
  *    flight will complete it, so waiting for a slot only serialises it (a
  *    64 KiB random writer at queue depth 8 touches 128 stripes of a 512 KiB
  *    chunk array; 32 slots ran 2 of its bios at a time, 0.91x raid456), and
@@ -38,7 +38,11 @@
  * list through the normal path and is written without any read.
  *
  * The decisions themselves are pure functions in delay_policy.c; this file
- * applies them to the lists, under conf->lock, and keeps the timer.
+ * applies them to the lists, under conf->lock, and keeps the timer.  It is
+ * the one place the rule lives: the handler asks r5x_may_preread() and
+ * either reads or leaves the stripe parked; raid5xd takes its next stripe
+ * from r5x_next_stripe(), which activates delayed stripes first; the cache
+ * only files a released stripe on the list its flags name.
  */
 #include <linux/jiffies.h>
 #include "raid5x.h"
@@ -84,8 +88,8 @@ bool r5x_note_write(struct r5x_conf *conf, sector_t start, sector_t end)
 	return seq;
 }
 
-/* Handler decided @sh needs pre-reads it has no permission for: park it. */
-void r5x_delay_stripe(struct r5x_conf *conf, struct r5x_stripe *sh)
+/* @sh needs pre-reads it has no permission for: park it. */
+static void delay_stripe(struct r5x_conf *conf, struct r5x_stripe *sh)
 {
 	if (!sh->delay_deadline) {
 		unsigned long wait;
@@ -100,16 +104,12 @@ void r5x_delay_stripe(struct r5x_conf *conf, struct r5x_stripe *sh)
 	set_bit(R5X_STRIPE_HANDLE, &sh->state);
 }
 
-/* @sh just went on the delayed list: make sure raid5xd looks at it in time. */
-void r5x_delay_arm(struct r5x_conf *conf, struct r5x_stripe *sh)
+/* Make sure the timer wakes raid5xd by @when. */
+static void arm_timer(struct r5x_conf *conf, unsigned long when)
 {
-	lockdep_assert_held(&conf->lock);
-	r5x_floor_note(&conf->delay_floor, sh->delay_deadline);
-	if (time_after(sh->delay_deadline, jiffies)) {
-		if (!timer_pending(&conf->delay_timer) ||
-		    time_before(sh->delay_deadline, conf->delay_timer.expires))
-			mod_timer(&conf->delay_timer, sh->delay_deadline);
-	}
+	if (!timer_pending(&conf->delay_timer) ||
+	    time_before(when, conf->delay_timer.expires))
+		mod_timer(&conf->delay_timer, when);
 }
 
 /* Is everything parked (r5x_stall_check)?  Arms the timer for its grace. */
@@ -143,7 +143,7 @@ static bool stall_expired(struct r5x_conf *conf, int busy)
  * outside the delayed list's batch (R5X_STRIPE_PREREAD_NOW: not counted in
  * preread_active, so no lock).
  */
-bool r5x_preread_grant_now(struct r5x_conf *conf, struct r5x_stripe *sh)
+static bool grant_now(struct r5x_conf *conf, struct r5x_stripe *sh)
 {
 	u64 row = r5x_row_bytes(conf->geom.chunk_sectors, conf->geom.data_disks);
 	u64 window = max_t(u64, READ_ONCE(conf->window),
@@ -155,6 +155,21 @@ bool r5x_preread_grant_now(struct r5x_conf *conf, struct r5x_stripe *sh)
 	set_bit(R5X_STRIPE_PREREAD_ACTIVE, &sh->state);
 	r5x_count(conf, granted_now, 1);
 	return true;
+}
+
+/*
+ * The pre-read gate: plan_writes found that @sh can be written only after
+ * member reads.  True when it may read now (it holds a slot of the batch,
+ * or nothing in flight will complete it: grant_now); else it is parked for
+ * the delayed list and false is returned.
+ */
+bool r5x_may_preread(struct r5x_conf *conf, struct r5x_stripe *sh)
+{
+	if (test_bit(R5X_STRIPE_PREREAD_ACTIVE, &sh->state) ||
+	    grant_now(conf, sh))
+		return true;
+	delay_stripe(conf, sh);
+	return false;
 }
 
 /* Move a bounded batch of eligible delayed stripes to the hold list. */
@@ -183,8 +198,14 @@ void r5x_activate_delayed(struct r5x_conf *conf)
 		return;
 	}
 	r5x_act_plan(&in, &plan);
-	if (plan.budget <= 0 || r5x_floor_skip(&conf->delay_floor, &plan, now))
+	if (plan.budget <= 0)
+		return;	/* r5x_preread_done wakes raid5xd when a slot frees */
+	if (r5x_floor_skip(&conf->delay_floor, &plan, now)) {
+		/* no deadline reached yet: be back for the earliest */
+		if (conf->delay_floor.any)
+			arm_timer(conf, conf->delay_floor.min);
 		return;
+	}
 	r5x_count(conf, delay_walks, 1);
 	list_for_each_entry_safe(sh, tmp, &conf->delayed, lru) {
 		enum r5x_act why = r5x_act_step(&plan, sh->delay_deadline,
@@ -210,9 +231,8 @@ void r5x_activate_delayed(struct r5x_conf *conf)
 		}
 	}
 	r5x_floor_walked(&conf->delay_floor, &plan, whole);
-	if (plan.next && (!timer_pending(&conf->delay_timer) ||
-			  time_before(plan.next, conf->delay_timer.expires)))
-		mod_timer(&conf->delay_timer, plan.next);
+	if (plan.next)
+		arm_timer(conf, plan.next);
 }
 
 /* @sh's pre-read cycle is over (its writes completed): free the slot. */
@@ -230,4 +250,37 @@ void r5x_preread_done(struct r5x_conf *conf, struct r5x_stripe *sh)
 	if (!list_empty(&conf->delayed))
 		r5x_wake_thread(conf);
 	spin_unlock_irqrestore(&conf->lock, flags);
+}
+
+/*
+ * Next stripe for raid5xd, with a reference; NULL if none.  Stripes on the
+ * handle list go first, but a stripe granted pre-reads (hold list) is passed
+ * over at most preread_bypass_threshold times in a row.
+ */
+struct r5x_stripe *r5x_next_stripe(struct r5x_conf *conf)
+{
+	struct r5x_stripe *sh = NULL;
+
+	lockdep_assert_held(&conf->lock);
+	r5x_activate_delayed(conf);
+	if (!list_empty(&conf->handle)) {
+		sh = list_first_entry(&conf->handle, struct r5x_stripe, lru);
+		if (!list_empty(&conf->hold)) {
+			if (r5x_hold_first(&conf->bypass_count,
+					   conf->tun.preread_bypass_threshold))
+				sh = list_first_entry(&conf->hold,
+						      struct r5x_stripe, lru);
+			else
+				r5x_count(conf, bypassed, 1);
+		}
+	} else if (!list_empty(&conf->hold)) {
+		sh = list_first_entry(&conf->hold, struct r5x_stripe, lru);
+		conf->bypass_count = 0;
+	}
+	if (!sh)
+		return NULL;
+	list_del_init(&sh->lru);
+	atomic_inc(&sh->count);
+	clear_bit(R5X_STRIPE_HANDLE, &sh->state);
+	return sh;
 }

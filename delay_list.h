@@ -18,10 +18,15 @@
 void r5x_delay_init(struct r5x_conf *conf);
 void r5x_delay_stop(struct r5x_conf *conf);
 bool r5x_note_write(struct r5x_conf *conf, sector_t start, sector_t end);
-void r5x_delay_stripe(struct r5x_conf *conf, struct r5x_stripe *sh);
-void r5x_delay_arm(struct r5x_conf *conf, struct r5x_stripe *sh);
+bool r5x_may_preread(struct r5x_conf *conf, struct r5x_stripe *sh);
 void r5x_activate_delayed(struct r5x_conf *conf);
+struct r5x_stripe *r5x_next_stripe(struct r5x_conf *conf);
 void r5x_preread_done(struct r5x_conf *conf, struct r5x_stripe *sh);
-bool r5x_preread_grant_now(struct r5x_conf *conf, struct r5x_stripe *sh);
+
+/* A write bio of a sequential stream (r5x_note_write) touched @sh. */
+static inline void r5x_mark_stream(struct r5x_stripe *sh, bool seq)
+{
+	assign_bit(R5X_STRIPE_SEQ, &sh->state, seq);
+}
 
 #endif /* RAID5X_DELAY_LIST_H */

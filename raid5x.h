@@ -18,6 +18,19 @@
  *     -> raid5xd              takes stripes from the lists, handle_stripe()
  *     -> delay_list.c         stripes needing pre-reads wait; batched release
  *
+ * LAYERS (a file calls only the ones below it)
+ *
+ *   raid5x.c          md personality, request entry, raid5xd, sync requests
+ *   sysfs.c           attributes (asks raid5x.c only whether an array is ours)
+ *   stripe_handle.c   the state machine of one stripe
+ *   delay_list.c      the pre-read rule: which stripe may read, and when;
+ *                     which stripe raid5xd takes next
+ *   plug.c            stripes held under the submitter's block plug
+ *   stripe_cache.c    pool, hash, references, the lists themselves
+ *   members.c         which member serves a slot, and its state
+ *   geometry.c, parity.c, policy.c, delay_policy.c, plug_policy.c: pure
+ *                     functions, no state of their own (KUnit-tested)
+ *
  * STRIPE STATE MACHINE (one stripe, handled only by raid5xd)
  *
  *   IDLE     no bios, no I/O, refcount 0, on the inactive LRU, maybe cached
@@ -40,7 +53,7 @@
  * updates per-dev flags and releases the I/O's reference with
  * R5X_STRIPE_HANDLE set, which queues the stripe for raid5xd again.
  * A write needing pre-reads gets R5X_STRIPE_PREREAD_ACTIVE at once if no
- * write in flight can complete it (r5x_preread_grant_now; also
+ * write in flight can complete it (r5x_may_preread; also
  * R5X_STRIPE_PREREAD_NOW, outside the preread_batch bound), else goes QUEUED
  * -> delayed list until delay_list.c grants it; full-stripe writes never
  * wait.
@@ -55,7 +68,9 @@
  *   non-zero refcount is on none of them: whoever took the reference
  *   (submitter, plug, in-flight I/O, raid5xd) owns it; the plug keeps it on
  *   the plug's own list through the same node while holding a reference.
- *   Only stripe_cache.c moves stripes between lists, under conf->lock.
+ *   Under conf->lock, stripe_cache.c places a released stripe on its list
+ *   and delay_list.c moves stripes from delayed to hold and takes them
+ *   off handle and hold for raid5xd.
  *
  * MEMBER FAULTS (md's raid5 rules, see stripe_handle.c)
  *
@@ -146,6 +161,11 @@ struct r5x_blist {
 	struct r5x_bref *head;
 	struct r5x_bref *tail;
 };
+
+static inline bool r5x_blist_empty(const struct r5x_blist *l)
+{
+	return !l->head;
+}
 
 /* One member's page of a stripe. */
 struct r5x_dev {
@@ -289,17 +309,9 @@ struct r5x_conf {
 /* raid5x.c */
 extern struct md_personality raid5x_personality;
 bool r5x_is_ours(struct mddev *mddev);
-void r5x_bio_done(struct r5x_conf *conf, struct bio *bi, bool write);
-struct md_rdev *r5x_get_rdev(struct r5x_conf *conf, int disk, bool for_write);
-struct md_rdev *r5x_get_repl(struct r5x_conf *conf, int disk);
-bool r5x_disk_failed(struct r5x_conf *conf, int disk);
-bool r5x_disk_faulty(struct r5x_conf *conf, int disk);
-bool r5x_failure_unrecorded(struct r5x_conf *conf);
 
 /* stripe_handle.c */
 void r5x_handle_stripe(struct r5x_stripe *sh);
-void r5x_stripe_init_devs(struct r5x_stripe *sh);
-bool r5x_stripe_write_pending(struct r5x_stripe *sh);
 void r5x_attach_bio(struct r5x_stripe *sh, int disk, struct bio *bio,
 		    sector_t lsector, bool write);
 int r5x_bref_pool_init(void);

@@ -19,7 +19,6 @@
 #include <linux/bio.h>
 #include "raid5x.h"
 #include "stripe_cache.h"
-#include "delay_list.h"
 #include "delay_policy.h"
 
 static struct hlist_head *stripe_hash(struct r5x_conf *conf, sector_t sector)
@@ -187,19 +186,51 @@ int r5x_cache_resize(struct r5x_conf *conf, int nr)
 	return err;
 }
 
+/* Empty per-member state of a stripe that just got its identity. */
+static void init_devs(struct r5x_stripe *sh)
+{
+	struct r5x_conf *conf = sh->conf;
+	int i;
+
+	for (i = 0; i < conf->geom.raid_disks; i++) {
+		struct r5x_dev *dev = &sh->dev[i];
+
+		dev->flags = 0;
+		dev->wmask = 0;
+		dev->toread = (struct r5x_blist){};
+		dev->towrite = (struct r5x_blist){};
+		dev->written = (struct r5x_blist){};
+		dev->lsector = i == sh->pd_idx ? 0 :
+			r5x_array_sector(&conf->geom, sh->sector, i, sh->pd_idx);
+	}
+}
+
+/* Are array writes (and, if @reads, array reads) queued on @sh? */
+bool r5x_stripe_bios_queued(struct r5x_stripe *sh, bool reads)
+{
+	int i;
+
+	for (i = 0; i < sh->conf->geom.raid_disks; i++)
+		if (!r5x_blist_empty(&sh->dev[i].towrite) ||
+		    !r5x_blist_empty(&sh->dev[i].written) ||
+		    (reads && !r5x_blist_empty(&sh->dev[i].toread)))
+			return true;
+	return false;
+}
+
 /* Give @sh the identity of member sector @sector; caller holds conf->lock. */
 static void init_stripe(struct r5x_conf *conf, struct r5x_stripe *sh, sector_t sector)
 {
 	lockdep_assert_held(&conf->lock);
 	WARN_ON_ONCE(atomic_read(&sh->io_pending));
-	WARN_ON_ONCE(r5x_stripe_write_pending(sh));
+	WARN_ON_ONCE(r5x_stripe_bios_queued(sh, true));
 	hlist_del_init(&sh->hash);
 	sh->sector = sector;
 	sh->pd_idx = r5x_parity_disk(&conf->geom, sector);
 	sh->state = 0;
 	sh->delay_deadline = 0;
 	sh->sync_target = -1;
-	r5x_stripe_init_devs(sh);
+	init_devs(sh);
 	hlist_add_head(&sh->hash, stripe_hash(conf, sector));
 }
 
@@ -296,7 +327,8 @@ void __r5x_release_stripe(struct r5x_conf *conf, struct r5x_stripe *sh)
 		    !test_bit(R5X_STRIPE_PREREAD_ACTIVE, &sh->state)) {
 			list_add_tail(&sh->lru, &conf->delayed);
 			conf->nr_delayed++;
-			r5x_delay_arm(conf, sh);
+			/* raid5xd arms the timer (r5x_activate_delayed) */
+			r5x_floor_note(&conf->delay_floor, sh->delay_deadline);
 		} else {
 			clear_bit(R5X_STRIPE_DELAYED, &sh->state);
 			list_add_tail(&sh->lru, &conf->handle);
@@ -326,37 +358,4 @@ void r5x_release_stripe(struct r5x_stripe *sh)
 		__r5x_release_stripe(conf, sh);
 		spin_unlock_irqrestore(&conf->lock, flags);
 	}
-}
-
-/*
- * Next stripe for raid5xd, with a reference; NULL if none.  Stripes on the
- * handle list go first, but a stripe granted pre-reads (hold list) is passed
- * over at most preread_bypass_threshold times in a row.
- */
-struct r5x_stripe *r5x_next_stripe(struct r5x_conf *conf)
-{
-	struct r5x_stripe *sh = NULL;
-
-	lockdep_assert_held(&conf->lock);
-	r5x_activate_delayed(conf);
-	if (!list_empty(&conf->handle)) {
-		sh = list_first_entry(&conf->handle, struct r5x_stripe, lru);
-		if (!list_empty(&conf->hold)) {
-			if (r5x_hold_first(&conf->bypass_count,
-					   conf->tun.preread_bypass_threshold))
-				sh = list_first_entry(&conf->hold,
-						      struct r5x_stripe, lru);
-			else
-				r5x_count(conf, bypassed, 1);
-		}
-	} else if (!list_empty(&conf->hold)) {
-		sh = list_first_entry(&conf->hold, struct r5x_stripe, lru);
-		conf->bypass_count = 0;
-	}
-	if (!sh)
-		return NULL;
-	list_del_init(&sh->lru);
-	atomic_inc(&sh->count);
-	clear_bit(R5X_STRIPE_HANDLE, &sh->state);
-	return sh;
 }

@@ -21,7 +21,7 @@ struct r5x_stripe *r5x_get_stripe(struct r5x_conf *conf, sector_t sector,
 				  int flags);
 void r5x_release_stripe(struct r5x_stripe *sh);
 void __r5x_release_stripe(struct r5x_conf *conf, struct r5x_stripe *sh);
-struct r5x_stripe *r5x_next_stripe(struct r5x_conf *conf);
+bool r5x_stripe_bios_queued(struct r5x_stripe *sh, bool reads);
 void r5x_wake_thread(struct r5x_conf *conf);
 int r5x_wake_batch(struct r5x_conf *conf);
 

@@ -38,6 +38,7 @@
 #include "parity.h"
 #include "stripe_cache.h"
 #include "delay_list.h"
+#include "members.h"
 #include "policy.h"
 
 #define FULL_MASK	((u8)((1u << R5X_STRIPE_SECTORS) - 1))
@@ -62,11 +63,6 @@ void r5x_bref_pool_exit(void)
 {
 	mempool_destroy(bref_pool);
 	kmem_cache_destroy(bref_cache);
-}
-
-static bool blist_empty(const struct r5x_blist *l)
-{
-	return !l->head;
 }
 
 static void blist_add(struct r5x_blist *l, struct r5x_bref *r)
@@ -103,40 +99,12 @@ static u8 sector_mask(sector_t lsector, struct bio *bio)
 	return (u8)(((1u << (to - from)) - 1) << (from - lsector));
 }
 
-void r5x_stripe_init_devs(struct r5x_stripe *sh)
+/* An array bio's last attachment is over: md's write count, then its end. */
+static void bio_done(struct r5x_conf *conf, struct bio *bi, bool write)
 {
-	struct r5x_conf *conf = sh->conf;
-	int i;
-
-	for (i = 0; i < conf->geom.raid_disks; i++) {
-		struct r5x_dev *dev = &sh->dev[i];
-
-		dev->flags = 0;
-		dev->wmask = 0;
-		dev->toread = (struct r5x_blist){};
-		dev->towrite = (struct r5x_blist){};
-		dev->written = (struct r5x_blist){};
-		dev->lsector = i == sh->pd_idx ? 0 :
-			r5x_array_sector(&conf->geom, sh->sector, i, sh->pd_idx);
-	}
-}
-
-/* Are array writes (and, if @reads, array reads) queued on @sh? */
-static bool bios_queued(struct r5x_stripe *sh, bool reads)
-{
-	int i;
-
-	for (i = 0; i < sh->conf->geom.raid_disks; i++)
-		if (!blist_empty(&sh->dev[i].towrite) ||
-		    !blist_empty(&sh->dev[i].written) ||
-		    (reads && !blist_empty(&sh->dev[i].toread)))
-			return true;
-	return false;
-}
-
-bool r5x_stripe_write_pending(struct r5x_stripe *sh)
-{
-	return bios_queued(sh, true);
+	if (write)
+		md_write_end(conf->mddev);
+	bio_endio(bi);
 }
 
 /*
@@ -223,7 +191,7 @@ static void complete_blist(struct r5x_stripe *sh, struct r5x_blist *l,
 		if (write && conf->mddev->bitmap)
 			r5x_bm_endwrite(conf->mddev, sh->sector,
 					R5X_STRIPE_SECTORS, bm_clean && !err);
-		r5x_bio_done(conf, r->bio, write);
+		bio_done(conf, r->bio, write);
 		mempool_free(r, bref_pool);
 	}
 	l->head = NULL;
@@ -296,7 +264,7 @@ static void plan_reads(struct r5x_stripe *sh, struct r5x_plan *p)
 	for (i = 0; i < sh->conf->geom.raid_disks; i++) {
 		struct r5x_dev *dev = &sh->dev[i];
 
-		if (blist_empty(&dev->toread))
+		if (r5x_blist_empty(&dev->toread))
 			continue;
 		if (dev_uptodate(sh, p, i) ||
 		    (dev_failed(sh, i) && plan_compute(sh, p, i)))
@@ -388,7 +356,7 @@ static void drain_writes(struct r5x_stripe *sh, struct r5x_plan *p)
 	for (i = 0; i < sh->conf->geom.raid_disks; i++) {
 		struct r5x_dev *dev = &sh->dev[i];
 
-		if (blist_empty(&dev->towrite))
+		if (r5x_blist_empty(&dev->towrite))
 			continue;
 		blist_splice(&dev->written, &dev->towrite);
 		dev->wmask = 0;
@@ -411,7 +379,7 @@ static void plan_writes(struct r5x_stripe *sh, struct r5x_plan *p)
 
 		d[i].uptodate = dev_uptodate(sh, p, i);
 		d[i].failed = dev_failed(sh, i);
-		d[i].written = !blist_empty(&dev->towrite);
+		d[i].written = !r5x_blist_empty(&dev->towrite);
 		d[i].overwrite = dev->wmask == FULL_MASK;
 		if (i == sh->pd_idx)
 			continue;
@@ -443,12 +411,9 @@ static void plan_writes(struct r5x_stripe *sh, struct r5x_plan *p)
 	}
 	r5x_choose_write(d, conf->geom.raid_disks, pd, rmw_ok, &c);
 	if (c.want) {
-		if (test_bit(R5X_STRIPE_PREREAD_ACTIVE, &sh->state) ||
-		    r5x_preread_grant_now(conf, sh)) {
+		if (r5x_may_preread(conf, sh)) {
 			p->want_read |= c.want;
 			r5x_count(conf, preread_blocks, hweight_long(c.want));
-		} else {
-			r5x_delay_stripe(conf, sh);
 		}
 		return;
 	}
@@ -483,7 +448,7 @@ static void plan_sync(struct r5x_stripe *sh, struct r5x_plan *p)
 	 */
 	if (!test_bit(R5X_STRIPE_SYNC, &sh->state) || p->drained ||
 	    test_bit(R5X_STRIPE_SYNC_WRITING, &sh->state) ||
-	    bios_queued(sh, false))
+	    r5x_stripe_bios_queued(sh, false))
 		return;
 	if (sh->sync_mode == R5X_SYNC_REPLACE && !dev_failed(sh, t)) {
 		if (dev_uptodate(sh, p, t))
@@ -535,7 +500,7 @@ static unsigned long run_drain(struct r5x_stripe *sh, struct r5x_plan *p)
 	unsigned long wmask = 0;
 
 	for (i = 0; i < conf->geom.raid_disks; i++)
-		if (!blist_empty(&sh->dev[i].written))
+		if (!r5x_blist_empty(&sh->dev[i].written))
 			srcs[n++] = page_address(sh->dev[i].page);
 	if (p->rmw)	/* take the old data out of the parity */
 		r5x_xor_into(parity, srcs, n, R5X_STRIPE_SIZE);
@@ -543,7 +508,7 @@ static unsigned long run_drain(struct r5x_stripe *sh, struct r5x_plan *p)
 		struct r5x_dev *dev = &sh->dev[i];
 		struct r5x_bref *r;
 
-		if (blist_empty(&dev->written))
+		if (r5x_blist_empty(&dev->written))
 			continue;
 		for (r = dev->written.head; r; r = r->next)
 			copy_bio_page(r->bio, dev->page, dev->lsector, true);
@@ -847,7 +812,7 @@ static bool finish_writes(struct r5x_stripe *sh, int failed)
 		if (test_bit(R5X_DEV_BADWRITE, &sh->dev[i].flags) &&
 		    !dev_failed(sh, i))
 			failed++;
-		any |= !blist_empty(&sh->dev[i].written);
+		any |= !r5x_blist_empty(&sh->dev[i].written);
 	}
 	if (any && wait_for_record(sh, failed))
 		return false;
@@ -855,7 +820,7 @@ static bool finish_writes(struct r5x_stripe *sh, int failed)
 		struct r5x_dev *dev = &sh->dev[i];
 
 		clear_bit(R5X_DEV_BADWRITE, &dev->flags);
-		if (blist_empty(&dev->written))
+		if (r5x_blist_empty(&dev->written))
 			continue;
 		complete_blist(sh, &dev->written, true,
 			       failed > 1 ? BLK_STS_IOERR : 0, NULL, 0, !failed);
