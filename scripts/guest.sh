@@ -24,6 +24,14 @@
 #                      -accel tcg,thread=single; the guest still has --smp
 #                      CPUs, run in turn), for a guest that shares the
 #                      host's cores with other work (env GUEST_TCG_THREAD)
+#   --clock SOURCE     the guest's clocksource: tsc (default; booted with
+#                      tsc=reliable) or hpet (env GUEST_CLOCK). Under TCG
+#                      the TSC is read from the host's clock, but a guest
+#                      booting on a loaded host may find it "unsynchronized"
+#                      and fall back to the emulated HPET, whose every read
+#                      is a device access in QEMU (10-15% of the md thread's
+#                      samples in docs/reports/profile-2026-11-30.md): the
+#                      clocksource then depended on the host's load at boot
 #   --append ARGS      extra kernel command line
 #   --log FILE         console log (default build/logs/<script>.log)
 #   --out FILE         write the guest's @@OUT-BEGIN@@/@@OUT-END@@ blocks
@@ -105,7 +113,7 @@ log() {
 	echo "guest.sh: $*" >&2
 }
 
-kernel="" moddir="" kver="" fio=${GUEST_FIO:-} timeout=600 mem=3072 smp=2 tcgthread=${GUEST_TCG_THREAD:-multi} append="" logf="" outf=""
+kernel="" moddir="" kver="" fio=${GUEST_FIO:-} timeout=600 mem=3072 smp=2 tcgthread=${GUEST_TCG_THREAD:-multi} clock=${GUEST_CLOCK:-tsc} append="" logf="" outf=""
 hung=${GUEST_HUNG_S:-120}
 quiet=${GUEST_QUIET:-0}
 kos=() files=() disks=()
@@ -125,6 +133,7 @@ while [ $# -gt 0 ]; do
 	--mem) mem=${2:?}; shift 2 ;;
 	--smp) smp=${2:?}; shift 2 ;;
 	--tcg-thread) tcgthread=${2:?}; shift 2 ;;
+	--clock) clock=${2:?}; shift 2 ;;
 	--append) append=${2:?}; shift 2 ;;
 	--log) logf=${2:?}; shift 2 ;;
 	--out) outf=${2:?}; shift 2 ;;
@@ -145,6 +154,7 @@ shift
 [[ $timeout =~ ^[0-9]+$ ]] || die "--timeout must be seconds"
 [[ $mem =~ ^[0-9]+$ ]] || die "--mem must be MB"
 [[ $tcgthread =~ ^(single|multi)$ ]] || die "--tcg-thread must be single or multi"
+[[ $clock =~ ^(tsc|hpet)$ ]] || die "--clock must be tsc or hpet"
 if [ -n "$fio" ]; then
 	[ -x "$fio" ] || die "--fio $fio: not an executable file"
 	fio=$(readlink -f "$fio")
@@ -458,6 +468,11 @@ fi
 raw=$run/console.raw
 : >"$raw"
 cmdline="console=ttyS0 loglevel=5 printk.time=1 panic=-1 oops=panic"
+if [ "$clock" = tsc ]; then
+	cmdline+=" tsc=reliable clocksource=tsc"
+else
+	cmdline+=" clocksource=hpet"
+fi
 cmdline+=" rdinit=/init $append"
 drives=()
 for d in ${disks[@]+"${disks[@]}"}; do
