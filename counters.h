@@ -38,7 +38,8 @@
 	X(corrected,       "of those, rebuilt from parity and written back") \
 	X(badblocks,       "blocks recorded in a member's bad-block log") \
 	X(sb_waits,        "times a stripe waited for md to record a failure") \
-	X(sync_stripes,    "stripes handled for resync/check/recovery")
+	X(sync_stripes,    "stripes handled for resync/check/recovery") \
+	X(worker_stripes,  "stripes handled by a worker thread (worker_threads)")
 
 #define R5X_COUNTER_ENUM(name, help) R5X_C_##name,
 enum r5x_counter { R5X_COUNTERS(R5X_COUNTER_ENUM) R5X_NR_COUNTERS };

@@ -37,6 +37,7 @@
 #include "delay_list.h"
 #include "plug.h"
 #include "members.h"
+#include "workers.h"
 
 /* md "level" number of the personality; never stored in a superblock */
 #define R5X_PERS_LEVEL	(-55)
@@ -300,24 +301,14 @@ static void raid5x_thread(struct md_thread *thread)
 {
 	struct mddev *mddev = thread->mddev;
 	struct r5x_conf *conf = mddev->private;
-	struct r5x_stripe *sh;
-	struct blk_plug plug;
 
 	md_check_recovery(mddev);
 	if (conf->nr_stripes > conf->max_nr_stripes)
 		r5x_cache_shrink(conf);
-	blk_start_plug(&plug);
 	spin_lock_irq(&conf->lock);
 	resume_sb_waiters(conf);
-	while ((sh = r5x_next_stripe(conf))) {
-		spin_unlock_irq(&conf->lock);
-		r5x_handle_stripe(sh);
-		r5x_release_stripe(sh);
-		cond_resched();
-		spin_lock_irq(&conf->lock);
-	}
 	spin_unlock_irq(&conf->lock);
-	blk_finish_plug(&plug);
+	r5x_handle_ready(conf, conf->scratch);
 }
 
 static sector_t raid5x_size(struct mddev *mddev, sector_t sectors, int raid_disks)
@@ -337,6 +328,7 @@ static void free_conf(struct r5x_conf *conf)
 	if (!conf)
 		return;
 	r5x_delay_stop(conf);
+	r5x_workers_stop(conf);
 	flush_work(&conf->retry_work);
 	if (conf->slab)
 		r5x_cache_destroy(conf);
@@ -433,7 +425,9 @@ static struct r5x_conf *setup_conf(struct mddev *mddev)
 		goto refuse;
 	}
 	conf->scratch = kmalloc(R5X_STRIPE_SIZE, GFP_KERNEL);
-	err = conf->scratch ? r5x_cache_init(conf, R5X_DEFAULT_STRIPES) : -ENOMEM;
+	err = conf->scratch ? r5x_workers_init(conf) : -ENOMEM;
+	if (!err)
+		err = r5x_cache_init(conf, R5X_DEFAULT_STRIPES);
 	if (err) {
 		free_conf(conf);
 		return ERR_PTR(err);

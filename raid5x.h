@@ -237,12 +237,22 @@ struct r5x_disk {
 };
 
 /* Tunables, all validated by sysfs.c; see README for ranges. */
+/* Handlers of stripes beside raid5xd (workers.c) */
+#define R5X_MAX_WORKERS		8
+
+struct r5x_worker {
+	struct work_struct work;
+	struct r5x_conf *conf;
+	void *scratch;			/* its page for parity checks */
+};
+
 struct r5x_tunables {
 	int preread_bypass_threshold;	/* raid5's meaning */
 	int preread_batch;		/* max stripes pre-reading at once */
 	int seq_delay_ms;		/* max age of a delayed sequential stripe */
 	int stall_grace_ms;		/* full stall: wait for new writes this long */
 	int wake_batch_pct;		/* % of cache freed before waking waiters */
+	int worker_threads;		/* handlers beside raid5xd (READ_ONCE) */
 };
 
 struct r5x_conf {
@@ -282,12 +292,12 @@ struct r5x_conf {
 	/*
 	 * Write-intent bitmap: every write attachment to a stripe page is one
 	 * md_bitmap_startwrite (numbered by bm_seq) and one endwrite when the
-	 * bio is completed.  raid5xd flushes the bitmap (md_bitmap_unplug)
+	 * bio is completed.  A handler flushes the bitmap (md_bitmap_unplug)
 	 * before writing a stripe whose newest startwrite is past bm_flushed,
 	 * so no data reaches a member before its dirty bit is on disk.
 	 */
 	atomic_long_t bm_seq;
-	unsigned long bm_flushed;	/* raid5xd only */
+	unsigned long bm_flushed;	/* READ_ONCE/WRITE_ONCE: any handler */
 	bool fullsync;			/* recovery may not skip clean regions */
 	struct timer_list delay_timer;	/* wakes raid5xd for aged stripes */
 	struct r5x_delay_floor delay_floor; /* under lock: skip needless walks */
@@ -304,6 +314,8 @@ struct r5x_conf {
 	struct r5x_tunables tun;
 	struct r5x_counters stats;
 	void *scratch;			/* raid5xd's page for parity checks */
+	struct workqueue_struct *wq;	/* the workers' (workers.c) */
+	struct r5x_worker workers[R5X_MAX_WORKERS];
 };
 
 /* raid5x.c */
@@ -311,7 +323,7 @@ extern struct md_personality raid5x_personality;
 bool r5x_is_ours(struct mddev *mddev);
 
 /* stripe_handle.c */
-void r5x_handle_stripe(struct r5x_stripe *sh);
+void r5x_handle_stripe(struct r5x_stripe *sh, void *scratch);
 void r5x_attach_bio(struct r5x_stripe *sh, int disk, struct bio *bio,
 		    sector_t lsector, bool write);
 int r5x_bref_pool_init(void);

@@ -17,6 +17,7 @@
 #include <linux/mm.h>
 #include <linux/hash.h>
 #include <linux/bio.h>
+#include <linux/workqueue.h>
 #include "raid5x.h"
 #include "stripe_cache.h"
 #include "delay_policy.h"
@@ -27,9 +28,14 @@ static struct hlist_head *stripe_hash(struct r5x_conf *conf, sector_t sector)
 				   ilog2(conf->hash_mask + 1))];
 }
 
+/* Something for the handlers: wake raid5xd and queue the workers. */
 void r5x_wake_thread(struct r5x_conf *conf)
 {
+	int i, n = READ_ONCE(conf->tun.worker_threads);
+
 	md_wakeup_thread(conf->mddev->thread);
+	for (i = 0; i < n; i++)
+		queue_work(conf->wq, &conf->workers[i].work);
 }
 
 static void free_stripe(struct r5x_conf *conf, struct r5x_stripe *sh)

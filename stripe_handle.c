@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * stripe_handle.c - the stripe state machine (see raid5x.h), run by raid5xd.
+ * stripe_handle.c - the stripe state machine (see raid5x.h), run by raid5xd
+ * and the workers (workers.c), one handler per stripe at a time.
  *
  * handle_stripe() looks at one stripe with no member I/O in flight and
  * decides, in this order:
@@ -210,6 +211,7 @@ struct r5x_plan {
 	unsigned long want_read;	/* members to read */
 	unsigned long rewrite;	/* members to write a rebuilt block back to */
 	unsigned long serve;	/* members whose queued reads the page serves */
+	void *scratch;		/* the handler's page for a parity check */
 };
 
 static bool dev_failed(struct r5x_stripe *sh, int i)
@@ -553,7 +555,7 @@ static unsigned long run_sync(struct r5x_stripe *sh, struct r5x_plan *p)
 	if (p->failed)
 		return 0;	/* degraded: nothing to compare against */
 	page_ptrs(sh, srcs, -1, -1);
-	if (r5x_xor_is_zero(srcs, conf->geom.raid_disks, conf->scratch,
+	if (r5x_xor_is_zero(srcs, conf->geom.raid_disks, p->scratch,
 			    R5X_STRIPE_SIZE))
 		return 0;
 	atomic64_add(R5X_STRIPE_SECTORS, &mddev->resync_mismatches);
@@ -961,7 +963,8 @@ static bool sync_failed_ok(struct r5x_stripe *sh)
 		       "cannot record a bad block on the member being rebuilt: %s\n",
 		       R5X_HAVE_RECOVERY_OFF ? "recovery disabled" :
 		       "md fails it");
-		conf->recovery_disabled = r5x_recovery_off_now(conf->mddev);
+		WRITE_ONCE(conf->recovery_disabled,
+			   r5x_recovery_off_now(conf->mddev));
 	}
 	return ok;
 }
@@ -1028,17 +1031,23 @@ static void bitmap_flush(struct r5x_stripe *sh)
 	struct r5x_conf *conf = sh->conf;
 	unsigned long seq;
 
-	if (!conf->mddev->bitmap || READ_ONCE(sh->bm_seq) <= conf->bm_flushed)
+	if (!conf->mddev->bitmap ||
+	    READ_ONCE(sh->bm_seq) <= READ_ONCE(conf->bm_flushed))
 		return;
 	seq = atomic_long_read(&conf->bm_seq);
 	r5x_bm_unplug(conf->mddev);
-	conf->bm_flushed = seq;
+	/*
+	 * Every startwrite up to @seq is on disk now.  Handlers race here;
+	 * a smaller value stored over a larger one costs only a flush more.
+	 */
+	if (seq > READ_ONCE(conf->bm_flushed))
+		WRITE_ONCE(conf->bm_flushed, seq);
 }
 
-void r5x_handle_stripe(struct r5x_stripe *sh)
+void r5x_handle_stripe(struct r5x_stripe *sh, void *scratch)
 {
 	struct r5x_conf *conf = sh->conf;
-	struct r5x_plan p = { .compute = -1 };
+	struct r5x_plan p = { .compute = -1, .scratch = scratch };
 	unsigned long writes = 0, readerr = 0;
 	int i;
 

@@ -7,7 +7,7 @@
 #                      value unchanged (and a valid value is accepted)
 #   preread_bypass_threshold: -1, abc, stripe_cache_size + 1 -> same
 #   raid5x's own tunables (preread_batch, seq_delay_ms, stall_grace_ms,
-#   wake_batch_pct): one value in range accepted, each bound + 1, -1 and
+#   wake_batch_pct, worker_threads): one value in range accepted, each bound + 1, -1 and
 #   text refused, value unchanged
 #   rmmod md-raid5x with a running raid5x array fails; the array stays
 #   raid5x and readable; after stopping it, rmmod succeeds.
@@ -23,7 +23,8 @@ tunables=("tap_check preread_bypass_threshold 1 -1 abc SCS_PLUS_1"
 	"r5x_check preread_batch 8 0 -1 abc SCS_PLUS_1"
 	"r5x_check seq_delay_ms 50 -1 1001 abc"
 	"r5x_check stall_grace_ms 20 -1 1001 abc"
-	"r5x_check wake_batch_pct 50 0 101 abc 5x")
+	"r5x_check wake_batch_pct 50 0 101 abc 5x"
+	"r5x_check worker_threads 2 -1 9 abc")
 ntun=0
 for t in "${tunables[@]}"; do
 	read -r -a w <<<"$t"

@@ -1,0 +1,114 @@
+#!/bin/bash
+# shellcheck source-path=SCRIPTDIR
+# 17-workers: stripes handled by worker threads beside raid5xd
+# (md/worker_threads, workers.c). With 2 workers on a 2-vCPU guest:
+#  - mixed O_DIRECT writes (full stripes, random 4K, odd sizes and
+#    offsets) verify, and the workers handled stripes (raid5x_stats/
+#    worker_stripes > 0);
+#  - check under raid5x (each handler has its own scratch page) finds 0;
+#  - worker_threads changed while verified writes run (0, 8, 1, 2);
+#  - a member failed: degraded writes verify, a spare is rebuilt, check 0;
+#  - raid456 assembles the result: same bytes, check 0;
+#  - an internal write-intent bitmap (each handler flushes the bitmap
+#    before a data write): writes verify, md clears the bits afterwards.
+# On the debug kernel, lockdep and KASAN watch all of it.
+# timeout: 900
+# debug-kernel: yes
+# shellcheck source=../lib/guest-lib.sh
+. /lib/guest-lib.sh
+
+tap_plan 11
+load_md
+sys=/sys/block/md0/md
+
+# to_raid5x_workers N: take md0 over and give it N workers
+to_raid5x_workers() {
+	to_raid5x md0 && echo "$1" >"$sys/worker_threads" &&
+		[ "$(cat "$sys/worker_threads")" = "$1" ]
+}
+# raid5x_check_zero: md's check under raid5x finds mismatch_cnt 0
+raid5x_check_zero() {
+	wait_idle md0 600 && echo check >"$sys/sync_action" && gl_nap 0.5 &&
+		wait_idle md0 600 && [ "$(cat "$sys/mismatch_cnt")" = 0 ]
+}
+# handled_by_workers: some stripes were handled outside raid5xd
+handled_by_workers() {
+	local n
+	read -r n <"$sys/raid5x_stats/worker_stripes" || return 1
+	note "stripes handled by workers: $n"
+	[ "$n" -gt 0 ]
+}
+# change_under_writes: worker_threads 0, 8, 1, 2 while fio writes and
+# verifies
+change_under_writes() {
+	local bg n rc=0
+	fio --eta=never --output=/dev/null --filename=/dev/md0 --direct=1 \
+		--ioengine=libaio --iodepth=8 --name=bg --rw=randwrite --bs=16k \
+		--size=48M --io_size=16M --verify=crc32c --do_verify=1 \
+		--verify_fatal=1 &
+	bg=$!
+	for n in 0 8 1 2; do
+		gl_nap 0.5
+		echo "$n" >"$sys/worker_threads" || { note "worker_threads $n refused"; rc=1; }
+	done
+	wait "$bg" || { note "fio failed"; rc=1; }
+	return "$rc"
+}
+# rebuilt: the spare is in, [4/4]
+rebuilt() {
+	wait_idle md0 600 && grep -q '\[4/4\] \[UUUU\]' /proc/mdstat
+}
+# bitmap_clean: md cleared every bit of the bitmap after the writes
+bitmap_clean() {
+	local i d
+	for i in $(seq 1 40); do
+		d=$(mdadm -X "${devs[0]}" 2>/dev/null | sed -n 's/.* \([0-9][0-9]*\) dirty.*/\1/p')
+		[ "$d" = 0 ] && return 0
+		gl_nap 0.5
+	done
+	note "still $d dirty chunks"
+	return 1
+}
+
+read -r -a devs <<<"$(make_members 5 24)"
+create_raid5 md0 4 64 left-symmetric "${devs[@]:0:4}"
+r5x_check "takeover to raid5x, worker_threads 2" to_raid5x_workers 2
+r5x_check "mixed writes verify with 2 workers" \
+	fio_verify --filename=/dev/md0 --direct=1 --ioengine=libaio --iodepth=16 \
+	--name=full --rw=write --bs=192k --size=24M \
+	--name=rand --rw=randwrite --bs=4k --offset=24M --size=16M --io_size=6M \
+	--name=odd --rw=randwrite --bsrange=512-36k --blockalign=512 \
+	--offset=40M --size=8M --io_size=4M
+r5x_check "workers handled stripes" handled_by_workers
+r5x_check "check under raid5x with workers: mismatch_cnt 0" raid5x_check_zero
+r5x_check "worker_threads 0, 8, 1, 2 under verified writes" change_under_writes
+mdadm /dev/md0 --fail "${devs[2]}" >/dev/null 2>&1
+r5x_check "degraded writes verify with workers" \
+	fio_verify --filename=/dev/md0 --direct=1 --ioengine=libaio --iodepth=8 \
+	--name=deg --rw=randwrite --bs=8k --size=16M --io_size=4M
+mdadm /dev/md0 --remove "${devs[2]}" >/dev/null 2>&1
+wipefs -a "${devs[4]}" >/dev/null 2>&1 || true
+mdadm /dev/md0 --add "${devs[4]}" >/dev/null
+gl_nap 1
+r5x_check "spare rebuilt with workers" rebuilt
+r5x_check "check after the rebuild: mismatch_cnt 0" raid5x_check_zero
+sum=$(md_md5 md0)
+stop_array md0
+mdadm --assemble /dev/md0 --run "${devs[0]}" "${devs[1]}" "${devs[3]}" "${devs[4]}" >/dev/null 2>&1
+tap_check "raid456 reads the same bytes" test "$(md_md5 md0)" = "$sum"
+tap_check "raid456's check: mismatch_cnt 0" check_parity md0
+gl_fresh md0
+
+read -r -a devs <<<"$(make_members 4 24)"
+mdadm --create /dev/md0 --run --quiet --level=5 --metadata=1.2 --assume-clean \
+	--bitmap=internal --bitmap-chunk=1M --delay=1 --chunk=64 --raid-devices=4 \
+	"${devs[@]}"
+if to_raid5x_workers 2 &&
+	fio_verify --filename=/dev/md0 --direct=1 --ioengine=libaio --iodepth=16 \
+		--name=bm --rw=randwrite --bsrange=4k-64k --size=40M --io_size=8M; then
+	r5x_check "bitmap array with workers: writes verify, bits cleared" bitmap_clean
+else
+	r5x_check "bitmap array with workers: writes verify, bits cleared" false
+fi
+gl_fresh md0
+tap_done
