@@ -75,10 +75,15 @@ static struct r5x_stripe *alloc_stripe(struct r5x_conf *conf, gfp_t gfp)
 	return sh;
 }
 
-/* Number of idle stripes at which sleeping submitters are woken. */
+/*
+ * Number of idle stripes at which sleeping submitters are woken: a share
+ * of the pool there is (a pool still shrinking to stripe_cache_size is
+ * larger; one still growing, smaller).
+ */
 int r5x_wake_batch(struct r5x_conf *conf)
 {
-	return r5x_wake_batch_of(conf->max_nr_stripes, conf->tun.wake_batch_pct);
+	return r5x_wake_batch_of(min(conf->max_nr_stripes, conf->nr_stripes),
+				 conf->tun.wake_batch_pct);
 }
 
 static int idle_stripes(struct r5x_conf *conf)
@@ -175,16 +180,22 @@ int r5x_cache_resize(struct r5x_conf *conf, int nr)
 	md_allow_write(conf->mddev);
 	spin_lock_irq(&conf->lock);
 	grow = nr - conf->nr_stripes;
-	if (grow <= 0)
-		conf->max_nr_stripes = nr;
+	/*
+	 * Set before growing: raid5xd frees idle stripes above the limit
+	 * (r5x_cache_shrink), and would free the new ones as they arrive if
+	 * a shrink had just lowered it.
+	 */
+	conf->max_nr_stripes = nr;
 	if (conf->tun.preread_bypass_threshold > nr)
 		conf->tun.preread_bypass_threshold = nr;
 	spin_unlock_irq(&conf->lock);
 	if (grow > 0) {
 		err = grow_stripes(conf, grow);
-		spin_lock_irq(&conf->lock);
-		conf->max_nr_stripes = err ? conf->nr_stripes : nr;
-		spin_unlock_irq(&conf->lock);
+		if (err) {
+			spin_lock_irq(&conf->lock);
+			conf->max_nr_stripes = conf->nr_stripes;
+			spin_unlock_irq(&conf->lock);
+		}
 	} else {
 		r5x_cache_shrink(conf);
 	}
@@ -347,7 +358,9 @@ void __r5x_release_stripe(struct r5x_conf *conf, struct r5x_stripe *sh)
 	conf->active_stripes--;
 	if (conf->nr_stripes > conf->max_nr_stripes)
 		r5x_wake_thread(conf);	/* it shrinks the pool */
-	if (conf->waiters && idle_stripes(conf) >= r5x_wake_batch(conf)) {
+	/* the waiters' condition in r5x_get_stripe, both halves */
+	if (conf->waiters && (idle_stripes(conf) >= r5x_wake_batch(conf) ||
+			      !conf->active_stripes)) {
 		r5x_count(conf, wakeups, 1);
 		wake_up(&conf->wait_for_stripe);
 	}
