@@ -871,7 +871,8 @@ modinfo_json() {
 	printf '{%s}' "$out"
 }
 emit_record "$(jkv type header mode "$mode" kernel "$(uname -r)" uname "$(uname -a)" \
-	module "$(modinfo_json)" fio "$(fio --version)" mdadm "$(mdadm --version 2>&1)" \
+	cmdline "$(cat /proc/cmdline)" module "$(modinfo_json)" \
+	fio "$(fio --version)" mdadm "$(mdadm --version 2>&1)" \
 	cpus "$(nproc)" mem_kb "$(awk '/MemTotal/ { print $2 }' /proc/meminfo)" \
 	dirty_bytes "$(cat /proc/sys/vm/dirty_bytes)" \
 	dirty_background_bytes "$(cat /proc/sys/vm/dirty_background_bytes)" \

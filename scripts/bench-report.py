@@ -235,8 +235,9 @@ def suite_report(recs, meta, outdir):
     lines = []
     geo = runs[0]["geometry"] if runs else {}
     delay = str(geo.get("member_delay", 0))
-    lines.append("## raid5x benchmark: %s members, %s KiB chunk, %s MiB members, %s reps%s"
-                 % (geo.get("members", "?"), geo.get("chunk_kb", "?"), geo.get("member_mb", "?"),
+    lines.append("## raid5x benchmark on Linux %s: %s members, %s KiB chunk, %s MiB members, %s reps%s"
+                 % (header.get("kernel", "?"),
+                    geo.get("members", "?"), geo.get("chunk_kb", "?"), geo.get("member_mb", "?"),
                     header.get("reps", "?"),
                     "" if delay == "0" else ", members behind dm-delay (read:write ms %s%s)"
                     % (delay, "" if ":" in delay else ":0")))
@@ -461,12 +462,18 @@ def settings_line(recs):
 
 def version_lines(header, footer, meta, recs=()):
     mod = header.get("module") or {}
+    # extra guest command line: bench.sh --append (a rebuilt report: the
+    # module parameters among the guest's command line)
+    append = meta.get("guest_append") or " ".join(
+        w for w in str(header.get("cmdline", "")).split() if w.startswith("md_raid5x."))
     out = ["Command: `%s`" % meta.get("command", "?"),
            settings_line(recs),
-           "Guest kernel: %s; module md-raid5x srcversion %s (sha256 %s, git %s), vermagic %s"
-           % (header.get("kernel", "?"), mod.get("srcversion") or meta.get("module_srcversion", "?"),
+           "Guest kernel: %s%s; module md-raid5x srcversion %s (sha256 %s, git %s), vermagic %s"
+           % (header.get("kernel", "?"),
+              " (command line + `%s`)" % append if append else "",
+              mod.get("srcversion") or meta.get("module_srcversion", "?"),
               meta.get("module_sha256", "?"), meta.get("git", "?"),
-              mod.get("vermagic") or meta.get("module_vermagic", "?")),
+              (mod.get("vermagic") or meta.get("module_vermagic", "?")).strip()),
            "Tools: %s, mdadm %s, %s; guest %s CPUs, %s MiB RAM, dirty_bytes %s; TCG"
            % (header.get("fio", "?"), (header.get("mdadm", "?").split(" - ") + ["", ""])[1],
               meta.get("qemu", "qemu ?"), header.get("cpus", "?"),
@@ -638,7 +645,8 @@ def hunt_report(recs, meta, outdir):
     def side(e, a):
         s = e.get(a) or {}
         return "%s (%s-%s)" % (fmt(s.get("median")), fmt(s.get("min")), fmt(s.get("max")))
-    lines = ["## raid5x counter-example hunt (seed 003): raid5x vs %s" % " and ".join(bases), ""]
+    lines = ["## raid5x counter-example hunt (seed 003) on Linux %s: raid5x vs %s"
+             % (header.get("kernel", "?"), " and ".join(bases)), ""]
     lines.append("Cells: %d (members %s x chunk %s KiB x %d rw/bs/qd cells), %d reps each, %s s "
                  "time-based fio per run, %s alive at once, alternating per cell. A "
                  "counter-example is a cell where every raid5x run is slower than every run of "
