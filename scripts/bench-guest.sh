@@ -57,7 +57,9 @@
 #
 # Output: per run one JSON line (fio JSON, member sectors read/written from
 # /sys/block/loopN/stat fields 3 and 7 before/after, md/raid5x_stats/
-# before/after, verification) sent with emit_out (base64) inside the console
+# before/after, the array's queue limits, verification; the header record
+# adds the guest's kernel, command line and md-raid5x's module parameters)
+# sent with emit_out (base64) inside the console
 # log, and a progress line "@@BENCH [i/n] ARRAY JOB rep R: X MiB/s".
 # shellcheck source=../tests/lib/guest-lib.sh
 . /lib/guest-lib.sh
@@ -141,6 +143,29 @@ tunables_json() {
 		wake_batch_pct group_thread_cnt skip_copy rmw_level; do
 		[ -r "$sys/$n" ] || continue
 		out+="$sep\"$n\":\"$(cat "$sys/$n" 2>/dev/null)\""
+		sep=,
+	done
+	printf '{%s}' "$out"
+}
+# queue_json MD: the array's queue limits that decide how the block layer
+# splits a bio before md sees it (chunk_sectors: 0 = no boundary)
+queue_json() {
+	local q=/sys/block/$1/queue n out="" sep=""
+	for n in chunk_sectors max_sectors_kb max_hw_sectors_kb max_segments max_segment_size \
+		minimum_io_size optimal_io_size; do
+		[ -r "$q/$n" ] || continue
+		out+="$sep\"$n\":$(cat "$q/$n" 2>/dev/null || echo null)"
+		sep=,
+	done
+	printf '{%s}' "$out"
+}
+# modparams_json: md-raid5x's module parameters as loaded
+modparams_json() {
+	local f out="" sep=""
+	for f in /sys/module/md_raid5x/parameters/*; do
+		[ -r "$f" ] || continue
+		_jstr "$(cat "$f" 2>/dev/null)"
+		out+="$sep\"${f##*/}\":$REPLY"
 		sep=,
 	done
 	printf '{%s}' "$out"
@@ -676,7 +701,7 @@ verify_job() {
 }
 
 run_suite() {
-	local ja aa njobs nar total idx=0 rep k job kind rot order v line geo lvl tun t0
+	local ja aa njobs nar total idx=0 rep k job kind rot order v line geo lvl tun qlim t0
 	IFS=, read -r -a ja <<<"$jobs"
 	IFS=, read -r -a aa <<<"$arrays"
 	njobs=${#ja[@]} nar=${#aa[@]}
@@ -718,21 +743,21 @@ run_suite() {
 					EXT4_MB=$((io * 3))
 					[ "$EXT4_MB" -le $((ARR_BYTES * 9 / 10 / 1048576)) ] ||
 						EXT4_MB=$((ARR_BYTES * 9 / 10 / 1048576))
-					lvl=$(md_level md0) tun=$(tunables_json md0)
+					lvl=$(md_level md0) tun=$(tunables_json md0) qlim=$(queue_json md0)
 					if run_job "$job" "$kind" md0; then
 						verify_job "$job" "$kind" md0
 					else
 						R_ERR=${R_ERR:-run failed}
 					fi
 				else
-					R_ERR="setup: $ARR_ERR" lvl=null tun=null ARR_BYTES=0
+					R_ERR="setup: $ARR_ERR" lvl=null tun=null qlim=null ARR_BYTES=0
 				fi
 				t0=$EPOCHREALTIME
 				teardown md0 "$ARR_MEMDIR" "${ARR_DEVS[@]}"
 				T_TEARDOWN=$(secs "$t0")
 				emit_record "$(jkv type run mode suite idx "$idx" total "$total" array "$kind" \
 					job "$job" rep "$rep" geometry "$geo" level "$lvl" array_bytes "$ARR_BYTES" \
-					tunables "$tun" wall_s "$R_WALL" member_sectors_before "$R_BEFORE" \
+					tunables "$tun" queue "$qlim" wall_s "$R_WALL" member_sectors_before "$R_BEFORE" \
 					member_sectors_after "$R_AFTER" counters_before "$R_CB" counters_after "$R_CA" \
 					verify "$R_VER" error "${R_ERR:-null}" ext4 "$R_EXT4" \
 					times "$(jkv setup "$T_SETUP" prepare "$T_PREP" teardown "$T_TEARDOWN")" \
@@ -871,7 +896,7 @@ modinfo_json() {
 	printf '{%s}' "$out"
 }
 emit_record "$(jkv type header mode "$mode" kernel "$(uname -r)" uname "$(uname -a)" \
-	cmdline "$(cat /proc/cmdline)" module "$(modinfo_json)" \
+	cmdline "$(cat /proc/cmdline)" module "$(modinfo_json)" module_params "$(modparams_json)" \
 	fio "$(fio --version)" mdadm "$(mdadm --version 2>&1)" \
 	cpus "$(nproc)" mem_kb "$(awk '/MemTotal/ { print $2 }' /proc/meminfo)" \
 	dirty_bytes "$(cat /proc/sys/vm/dirty_bytes)" \

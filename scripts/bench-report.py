@@ -460,29 +460,57 @@ def settings_line(recs):
     return "Settings: " + ("; ".join(parts) if parts else "?")
 
 
+def first_dicts(recs, key):
+    """{array: the dict KEY of its first run record that has one}"""
+    seen = {}
+    for r in recs:
+        if r.get("type") == "run" and isinstance(r.get(key), dict) and r["array"] not in seen:
+            seen[r["array"]] = r[key]
+    return seen
+
+
+def dicts_line(title, seen):
+    return title + "; ".join(
+        "%s %s" % (a, " ".join("%s=%s" % kv for kv in sorted(seen[a].items())))
+        for a in sort_arrays(seen))
+
+
+def queue_line(recs):
+    """Each array's queue limits as its first run set them up (None for
+    records from before they were recorded)."""
+    seen = first_dicts(recs, "queue")
+    return dicts_line("Queue limits (/sys/block/md0/queue): ", seen) if seen else None
+
+
 def version_lines(header, footer, meta, recs=()):
     mod = header.get("module") or {}
+    params = header.get("module_params") or {}
     # extra guest command line: bench.sh --append (a rebuilt report: the
     # module parameters among the guest's command line)
     append = meta.get("guest_append") or " ".join(
         w for w in str(header.get("cmdline", "")).split() if w.startswith("md_raid5x."))
     out = ["Command: `%s`" % meta.get("command", "?"),
-           settings_line(recs),
-           "Guest kernel: %s%s; module md-raid5x srcversion %s (sha256 %s, git %s), vermagic %s"
-           % (header.get("kernel", "?"),
-              " (command line + `%s`)" % append if append else "",
-              mod.get("srcversion") or meta.get("module_srcversion", "?"),
-              meta.get("module_sha256", "?"), meta.get("git", "?"),
-              (mod.get("vermagic") or meta.get("module_vermagic", "?")).strip()),
-           "Tools: %s, mdadm %s, %s; guest %s CPUs, %s MiB RAM, dirty_bytes %s; TCG"
-           % (header.get("fio", "?"), (header.get("mdadm", "?").split(" - ") + ["", ""])[1],
-              meta.get("qemu", "qemu ?"), header.get("cpus", "?"),
-              int(header["mem_kb"]) // 1024 if header.get("mem_kb") else "?",
-              header.get("dirty_bytes", "?")),
-           "Host load average before/after: %s / %s; started %s; guest time %s s%s"
-           % (meta.get("host_loadavg_before", "?"), meta.get("host_loadavg_after", "?"),
-              meta.get("started", "?"), fmt(footer["elapsed_s"], 0) if footer else "?",
-              "" if footer else " (INCOMPLETE: the guest did not finish)")]
+           settings_line(recs)]
+    ql = queue_line(recs)
+    if ql:
+        out.append(ql)
+    out += ["Guest kernel: %s%s; module md-raid5x srcversion %s (sha256 %s, git %s), vermagic %s%s"
+            % (header.get("kernel", "?"),
+               " (command line + `%s`)" % append if append else "",
+               mod.get("srcversion") or meta.get("module_srcversion", "?"),
+               meta.get("module_sha256", "?"), meta.get("git", "?"),
+               (mod.get("vermagic") or meta.get("module_vermagic", "?")).strip(),
+               "; parameters " + " ".join("%s=%s" % kv for kv in sorted(params.items()))
+               if params else ""),
+            "Tools: %s, mdadm %s, %s; guest %s CPUs, %s MiB RAM, dirty_bytes %s; TCG"
+            % (header.get("fio", "?"), (header.get("mdadm", "?").split(" - ") + ["", ""])[1],
+               meta.get("qemu", "qemu ?"), header.get("cpus", "?"),
+               int(header["mem_kb"]) // 1024 if header.get("mem_kb") else "?",
+               header.get("dirty_bytes", "?")),
+            "Host load average before/after: %s / %s; started %s; guest time %s s%s"
+            % (meta.get("host_loadavg_before", "?"), meta.get("host_loadavg_after", "?"),
+               meta.get("started", "?"), fmt(footer["elapsed_s"], 0) if footer else "?",
+               "" if footer else " (INCOMPLETE: the guest did not finish)")]
     return [l + "  " for l in out[:-1]] + out[-1:]
 
 
