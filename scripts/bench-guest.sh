@@ -10,7 +10,11 @@
 #   reps=N                 suite repetitions (3)
 #   jobs=A,B,...|all       suite jobs (all); see job_opts for the names
 #   arrays=raid456,raid456t,raid5x,raid0  arrays per job, interleaved in
-#                          this order, rotated by one each rep
+#                          this order, rotated by one each rep; also
+#                          raid5x+NAME=VAL[+NAME=VAL...]: raid5x with
+#                          md-raid5x reloaded with those module parameters
+#                          (rmmod, modprobe; plain raid5x reloads it without
+#                          them), e.g. raid5x,raid5x+claim_raid5=1
 #   io=MB                  bytes per sequential job (128); random jobs do
 #                          io/4, the ext4 job copies a tree of ~0.9*io MB
 #                          into a file system of 3*io MB
@@ -231,11 +235,12 @@ setup_array() {
 			mem+=("/dev/dm-$(DM_DISABLE_UDEV=1 dmsetup info -c --noheadings -o minor "bench-$md-$i" | tr -d ' ')")
 		done
 	fi
-	case $kind in
+	r5x_load_for "$kind" || return 1
+	case ${kind%%+*} in
 	raid456 | raid456t | raid5x)
 		create_raid5 "$md" "$n" "$ck" left-symmetric "${mem[@]}" ||
 			{ ARR_ERR="mdadm --create level 5 failed"; return 1; }
-		if [ "$kind" = raid5x ]; then
+		if [ "${kind%%+*}" = raid5x ]; then
 			to_raid5x "$md" || { ARR_ERR="takeover to raid5x failed"; return 1; }
 		fi
 		if [ "$kind" = raid456t ]; then
@@ -258,6 +263,30 @@ setup_array() {
 	done
 	ARR_ERR="/dev/$md not ready"
 	return 1
+}
+# r5x_load_for KIND: before a raid5x run, md-raid5x loaded with the module
+# parameters KIND names (raid5x+NAME=VAL+...; none for raid5x): reloaded
+# when the last raid5x run's differ (no array is running then). Every NAME
+# must exist (the kernel ignores unknown ones); fails with ARR_ERR.
+R5X_LOADED=""   # the parameters md-raid5x was last loaded with here
+r5x_load_for() {
+	local want="" p args=()
+	case $1 in
+	raid5x+*) want=${1#raid5x+} ;;
+	raid5x) ;;
+	*) return 0 ;;
+	esac
+	[ "$want" != "$R5X_LOADED" ] || return 0
+	IFS=+ read -r -a args <<<"$want"
+	rmmod md_raid5x || { ARR_ERR="rmmod md_raid5x failed"; return 1; }
+	modprobe md-raid5x ${args[@]+"${args[@]}"} ||
+		{ ARR_ERR="modprobe md-raid5x ${args[*]} failed"; return 1; }
+	R5X_LOADED=$want
+	for p in ${args[@]+"${args[@]}"}; do
+		[ -e "/sys/module/md_raid5x/parameters/${p%%=*}" ] ||
+			{ ARR_ERR="md-raid5x has no parameter ${p%%=*}"; return 1; }
+	done
+	echo "bench-guest: md-raid5x reloaded${want:+ with ${args[*]}}: $(modparams_json)"
 }
 # tune_456t MD: TUNED456 on MD, each value read back; fails with ARR_ERR.
 # Prints the values read back (the console log), the first time also as a
@@ -290,7 +319,7 @@ apply_tune() {
 	sys=$(md_sys "$md")
 	for item in ${tune//,/ }; do
 		name=${item%%:*} val=${item#*:}
-		case $kind in
+		case ${kind%%+*} in
 		raid5x) ;;
 		raid456) [ "$name" = stripe_cache_size ] || continue ;;
 		*) continue ;;
@@ -686,7 +715,7 @@ verify_job() {
 		detail=$(fio_verify_pass "$W/verify.fio") || data=fail
 		;;
 	esac
-	if [ "$kind" != raid0 ] && { [ "$check" = all ] || { [ "$check" = raid5x ] && [ "$kind" = raid5x ]; }; }; then
+	if [ "$kind" != raid0 ] && { [ "$check" = all ] || { [ "$check" = raid5x ] && [ "${kind%%+*}" = raid5x ]; }; }; then
 		if pc=$(parity_check "$md" "$(job_region "$job")"); then
 			mm=${pc% *}
 			if [ "$mm" = 0 ]; then parity=ok; else parity=fail; fi
@@ -701,7 +730,7 @@ verify_job() {
 }
 
 run_suite() {
-	local ja aa njobs nar total idx=0 rep k job kind rot order v line geo lvl tun qlim t0
+	local ja aa njobs nar total idx=0 rep k job kind rot order v line geo lvl tun qlim mpar t0
 	IFS=, read -r -a ja <<<"$jobs"
 	IFS=, read -r -a aa <<<"$arrays"
 	njobs=${#ja[@]} nar=${#aa[@]}
@@ -743,21 +772,22 @@ run_suite() {
 					EXT4_MB=$((io * 3))
 					[ "$EXT4_MB" -le $((ARR_BYTES * 9 / 10 / 1048576)) ] ||
 						EXT4_MB=$((ARR_BYTES * 9 / 10 / 1048576))
-					lvl=$(md_level md0) tun=$(tunables_json md0) qlim=$(queue_json md0)
+					lvl=$(md_level md0) tun=$(tunables_json md0) qlim=$(queue_json md0) mpar=null
+					[ "${kind%%+*}" != raid5x ] || mpar=$(modparams_json)
 					if run_job "$job" "$kind" md0; then
 						verify_job "$job" "$kind" md0
 					else
 						R_ERR=${R_ERR:-run failed}
 					fi
 				else
-					R_ERR="setup: $ARR_ERR" lvl=null tun=null qlim=null ARR_BYTES=0
+					R_ERR="setup: $ARR_ERR" lvl=null tun=null qlim=null mpar=null ARR_BYTES=0
 				fi
 				t0=$EPOCHREALTIME
 				teardown md0 "$ARR_MEMDIR" "${ARR_DEVS[@]}"
 				T_TEARDOWN=$(secs "$t0")
 				emit_record "$(jkv type run mode suite idx "$idx" total "$total" array "$kind" \
 					job "$job" rep "$rep" geometry "$geo" level "$lvl" array_bytes "$ARR_BYTES" \
-					tunables "$tun" queue "$qlim" wall_s "$R_WALL" member_sectors_before "$R_BEFORE" \
+					tunables "$tun" queue "$qlim" module_params "$mpar" wall_s "$R_WALL" member_sectors_before "$R_BEFORE" \
 					member_sectors_after "$R_AFTER" counters_before "$R_CB" counters_after "$R_CA" \
 					verify "$R_VER" error "${R_ERR:-null}" ext4 "$R_EXT4" \
 					times "$(jkv setup "$T_SETUP" prepare "$T_PREP" teardown "$T_TEARDOWN")" \

@@ -160,7 +160,28 @@ def fmt_range(vals):
 
 
 def sort_arrays(names):
-    return sorted(names, key=lambda a: ARRAY_ORDER.index(a) if a in ARRAY_ORDER else 99)
+    """ARRAY_ORDER; a variant raid5x+NAME=VAL after raid5x."""
+    def key(a):
+        base = a.split("+", 1)[0]
+        return (ARRAY_ORDER.index(base) if base in ARRAY_ORDER else 99, a != base, a)
+    return sorted(names, key=key)
+
+
+def raid5x_kinds(arrays):
+    """raid5x and its variants (raid5x+NAME=VAL: md-raid5x loaded with
+    those module parameters), in report order."""
+    return [a for a in sort_arrays(arrays) if a.split("+", 1)[0] == "raid5x"]
+
+
+def ratio_cols(arrays):
+    """The ratio columns (title, numerator, base): raid5x / each base of
+    RATIO_COLS, and each raid5x variant / raid456 and / raid5x."""
+    cols = [(t, "raid5x", b) for t, b in RATIO_COLS if "raid5x" in arrays and b in arrays]
+    for v in raid5x_kinds(arrays)[1:] if "raid5x" in arrays else raid5x_kinds(arrays):
+        short = v.replace("raid5x", "x", 1)
+        cols += [(short + "/456", v, "raid456")] if "raid456" in arrays else []
+        cols += [(short + "/x", v, "raid5x")] if "raid5x" in arrays else []
+    return cols
 
 
 def aggregate(runs):
@@ -248,8 +269,8 @@ def suite_report(recs, meta, outdir):
                  "(median per run).%s" % tuned_note(header, arrays))
     lines.append("")
     cols = ["job"] + ["%s MiB/s" % a for a in arrays]
-    rcols = [(t, b) for t, b in RATIO_COLS if "raid5x" in arrays and b in arrays]
-    cols += [t for t, _ in rcols]
+    rcols = ratio_cols(arrays)
+    cols += [t for t, _, _ in rcols]
     cols += ["p99 ms " + "/".join(arrays), "member rd MiB " + "/".join(arrays),
              "member wr MiB " + "/".join(arrays)]
     lines.append("| " + " | ".join(cols) + " |")
@@ -261,8 +282,8 @@ def suite_report(recs, meta, outdir):
             s = per.get(a)
             row.append(fmt_range(s["mibs"]) if s else "-")
         med = {a: per[a]["mibs_median"] if a in per else None for a in arrays}
-        for _, b in rcols:
-            row.append(fmt(ratio(med.get("raid5x"), med.get(b)), 2))
+        for _, x, b in rcols:
+            row.append(fmt(ratio(med.get(x), med.get(b)), 2))
 
         def p99(s):
             if not s:
@@ -276,17 +297,19 @@ def suite_report(recs, meta, outdir):
         row.append(" / ".join(fmt(per[a]["member_write_mib"]) if a in per else "-" for a in arrays))
         lines.append("| " + " | ".join(row) + " |")
     lines.append("")
-    # raid5x counters
-    if any("counters" in summary[j].get("raid5x", {}) for j in jobs):
+    # raid5x counters (and each variant's)
+    for x in raid5x_kinds(arrays):
+        if not any("counters" in summary[j].get(x, {}) for j in jobs):
+            continue
         present = [(k, t) for k, t in COUNTER_COLS
-                   if any(summary[j].get("raid5x", {}).get("counters", {}).get(k) for j in jobs)]
-        lines.append("raid5x counter deltas per run (median; blocks are 4 KiB; all counters in "
-                     "results.json):")
+                   if any(summary[j].get(x, {}).get("counters", {}).get(k) for j in jobs)]
+        lines.append("%s counter deltas per run (median; blocks are 4 KiB; all counters in "
+                     "results.json):" % x)
         lines.append("")
         lines.append("| job | " + " | ".join(t for _, t in present) + " |")
         lines.append("|---|" + "---|" * len(present))
         for j in jobs:
-            c = summary[j].get("raid5x", {}).get("counters")
+            c = summary[j].get(x, {}).get("counters")
             if c is None:
                 continue
             lines.append("| %s | %s |" % (j, " | ".join(fmt(c.get(k), 0) for k, _ in present)))
@@ -482,6 +505,15 @@ def queue_line(recs):
     return dicts_line("Queue limits (/sys/block/md0/queue): ", seen) if seen else None
 
 
+def params_line(recs):
+    """md-raid5x's module parameters per raid5x array, when variants
+    (raid5x+NAME=VAL) ran."""
+    seen = first_dicts(recs, "module_params")
+    if len(seen) < 2:
+        return None
+    return dicts_line("md-raid5x parameters as loaded for each array: ", seen)
+
+
 def version_lines(header, footer, meta, recs=()):
     mod = header.get("module") or {}
     params = header.get("module_params") or {}
@@ -491,9 +523,7 @@ def version_lines(header, footer, meta, recs=()):
         w for w in str(header.get("cmdline", "")).split() if w.startswith("md_raid5x."))
     out = ["Command: `%s`" % meta.get("command", "?"),
            settings_line(recs)]
-    ql = queue_line(recs)
-    if ql:
-        out.append(ql)
+    out += [l for l in (queue_line(recs), params_line(recs)) if l]
     out += ["Guest kernel: %s%s; module md-raid5x srcversion %s (sha256 %s, git %s), vermagic %s%s"
             % (header.get("kernel", "?"),
                " (command line + `%s`)" % append if append else "",

@@ -19,7 +19,12 @@
 #   --reps N           repetitions (3)
 #   --jobs LIST        comma-separated job names (all); --list-jobs
 #   --arrays LIST      subset/order of raid456,raid456t,raid5x,raid0 (all
-#                      four, in this order)
+#                      four, in this order); raid5x+NAME=VAL[+NAME=VAL]
+#                      is raid5x with md-raid5x reloaded with those module
+#                      parameters for its runs (raid5x's runs reload it
+#                      without), to compare a parameter in one boot: e.g.
+#                      --arrays raid456,raid5x,raid5x+NAME=1; the report
+#                      adds its ratios to raid456 and to raid5x
 #   --io MB            bytes per sequential job (128); random jobs do a
 #                      quarter of it, the ext4 job copies a tree of ~0.9x it
 #                      into a file system of 3x it
@@ -154,7 +159,11 @@ while [ $# -gt 0 ]; do
 		shift 2 ;;
 	--jobs | --arrays | --hunt-members | --hunt-chunks | --hunt-cells | --hunt-arrays)
 		[ $# -ge 2 ] || die "$opt needs a value"
-		list "$opt" "$2"
+		if [ "$opt" = --arrays ]; then
+			[[ $2 =~ ^[A-Za-z0-9,_+=-]+$ ]] || die "$opt wants a comma-separated list, got '$2'"
+		else
+			list "$opt" "$2"
+		fi
 		k=${opt#--}
 		gargs+=("${k//-/_}=$2")
 		shift 2 ;;
@@ -205,9 +214,14 @@ for a in "${gargs[@]}"; do
 		for j in "${l[@]}"; do
 			case $j in
 			raid456 | raid456t | raid5x | raid0) ;;
-			*) die "unknown array '$j' (raid456, raid456t, raid5x, raid0)" ;;
+			raid5x+*)
+				[[ $j =~ ^raid5x(\+[a-z0-9_]+=[A-Za-z0-9_-]+)+$ ]] ||
+					die "array '$j': raid5x+NAME=VALUE[+NAME=VALUE...] (module parameters)" ;;
+			*) die "unknown array '$j' (raid456, raid456t, raid5x, raid0, raid5x+NAME=VALUE)" ;;
 			esac
-		done ;;
+		done
+		[ "$(printf '%s\n' "${l[@]}" | sort -u | wc -l)" = "${#l[@]}" ] ||
+			die "--arrays: an array named twice" ;;
 	hunt_arrays=*)
 		IFS=, read -r -a l <<<"${a#hunt_arrays=}"
 		for j in "${l[@]}"; do
