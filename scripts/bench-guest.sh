@@ -61,7 +61,8 @@
 #
 # Output: per run one JSON line (fio JSON, member sectors read/written from
 # /sys/block/loopN/stat fields 3 and 7 before/after, md/raid5x_stats/
-# before/after, the array's queue limits, verification; the header record
+# before/after, the bios md0 received before/after (/sys/block/md0/stat),
+# the array's queue limits, verification; the header record
 # adds the guest's kernel, command line and md-raid5x's module parameters)
 # sent with emit_out (base64) inside the console
 # log, and a progress line "@@BENCH [i/n] ARRAY JOB rep R: X MiB/s".
@@ -173,6 +174,14 @@ modparams_json() {
 		sep=,
 	done
 	printf '{%s}' "$out"
+}
+# bios_json MD: [reads, read sectors, writes, write sectors] completed by the
+# array (/sys/block/MD/stat fields 1, 3, 5, 7): md counts the bios its
+# personality received, after the block layer split them to the limits
+bios_json() {
+	local s
+	read -r -a s <"/sys/block/$1/stat" 2>/dev/null || { printf null; return; }
+	printf '[%s,%s,%s,%s]' "${s[0]}" "${s[2]}" "${s[4]}" "${s[6]}"
 }
 # stats_json DEVS...: [sectors_read, sectors_written] summed over members
 stats_json() {
@@ -631,7 +640,7 @@ EXT4_MB=0  # the ext4 job's file system size: 3 x io, capped at 90% of the array
 
 # ---- one suite run ---------------------------------------------------------
 
-R_BEFORE="" R_AFTER="" R_CB="" R_CA="" R_FIO=null R_EXT4=null R_WALL=0 R_MIBS=0
+R_BEFORE="" R_AFTER="" R_CB="" R_CA="" R_BB=null R_BA=null R_FIO=null R_EXT4=null R_WALL=0 R_MIBS=0
 R_VER="" R_ERR="" T_SETUP=null T_PREP=null T_TEARDOWN=null
 # run_job JOB KIND MD: the timed part; fills R_*; fails with R_ERR
 run_job() {
@@ -646,12 +655,12 @@ run_job() {
 		mount -t ext4 "/dev/$md" "$MNT" || { R_ERR="mount failed"; return 1; }
 		sync
 		T_PREP=$(secs "$t0")
-		R_BEFORE=$(stats_json "${ARR_DEVS[@]}") R_CB=$(counters_json "$md")
+		R_BEFORE=$(stats_json "${ARR_DEVS[@]}") R_CB=$(counters_json "$md") R_BB=$(bios_json "$md")
 		t0=$EPOCHREALTIME
 		rc=0
 		cp -a "$TREE" "$MNT/" && sync || rc=$?
 		R_WALL=$(secs "$t0")
-		R_AFTER=$(stats_json "${ARR_DEVS[@]}") R_CA=$(counters_json "$md")
+		R_AFTER=$(stats_json "${ARR_DEVS[@]}") R_CA=$(counters_json "$md") R_BA=$(bios_json "$md")
 		[ "$rc" = 0 ] || { R_ERR="cp/sync failed rc=$rc"; return 1; }
 		R_EXT4=$(jkv bytes "$TREE_BYTES" seconds "$R_WALL")
 		R_MIBS=$(awk -v b="$TREE_BYTES" -v s="$R_WALL" 'BEGIN { printf "%.1f", b / 1048576 / s }')
@@ -666,7 +675,7 @@ run_job() {
 	fi
 	write_jobfile "$jf" "$job" "$md"
 	T_PREP=$(secs "$t0")
-	R_BEFORE=$(stats_json "${ARR_DEVS[@]}") R_CB=$(counters_json "$md")
+	R_BEFORE=$(stats_json "${ARR_DEVS[@]}") R_CB=$(counters_json "$md") R_BB=$(bios_json "$md")
 	t0=$EPOCHREALTIME
 	rc=0
 	if [ "$profile" = 1 ]; then
@@ -675,7 +684,7 @@ run_job() {
 		fio_run "$jf" "$out" || rc=$?
 	fi
 	t1=$EPOCHREALTIME
-	R_AFTER=$(stats_json "${ARR_DEVS[@]}") R_CA=$(counters_json "$md")
+	R_AFTER=$(stats_json "${ARR_DEVS[@]}") R_CA=$(counters_json "$md") R_BA=$(bios_json "$md")
 	R_WALL=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')
 	if [ "$rc" != 0 ]; then
 		R_ERR="fio rc=$rc: $(cat "$out.stderr" "$out" 2>/dev/null | grep -v '^ *[{}"]' | tail -n 3 | tr '\n' ' ' | cut -c1-300)"
@@ -764,6 +773,7 @@ run_suite() {
 			for kind in "${order[@]}"; do
 				idx=$((idx + 1))
 				R_VER=null R_ERR="" R_FIO=null R_EXT4=null R_BEFORE=null R_AFTER=null R_CB=null R_CA=null
+				R_BB=null R_BA=null
 				R_WALL=0 R_MIBS=0 R_PROF=null T_SETUP=null T_PREP=null T_TEARDOWN=null
 				t0=$EPOCHREALTIME
 				if setup_array "$kind" md0 "$members" "$chunk" "$size"; then
@@ -789,7 +799,7 @@ run_suite() {
 					job "$job" rep "$rep" geometry "$geo" level "$lvl" array_bytes "$ARR_BYTES" \
 					tunables "$tun" queue "$qlim" module_params "$mpar" wall_s "$R_WALL" member_sectors_before "$R_BEFORE" \
 					member_sectors_after "$R_AFTER" counters_before "$R_CB" counters_after "$R_CA" \
-					verify "$R_VER" error "${R_ERR:-null}" ext4 "$R_EXT4" \
+					array_bios_before "$R_BB" array_bios_after "$R_BA" verify "$R_VER" error "${R_ERR:-null}" ext4 "$R_EXT4" \
 					times "$(jkv setup "$T_SETUP" prepare "$T_PREP" teardown "$T_TEARDOWN")" \
 					profile "$R_PROF" fio "$R_FIO")"
 				if [ -n "$R_ERR" ]; then

@@ -108,6 +108,13 @@ def run_metrics(run):
     if b and a:
         m["member_read_mib"] = (a[0] - b[0]) * SECTOR / MIB
         m["member_write_mib"] = (a[1] - b[1]) * SECTOR / MIB
+    b, a = run.get("array_bios_before"), run.get("array_bios_after")
+    if b and a:
+        # bios md received (after the block layer's splits) and their size
+        m["array_bios"] = {"read": a[0] - b[0], "write": a[2] - b[2]}
+        m["array_bio_kib"] = {d: (a[i + 1] - b[i + 1]) * SECTOR / 1024.0 / n
+                              for d, i, n in (("read", 0, a[0] - b[0]), ("write", 2, a[2] - b[2]))
+                              if n}
     cb, ca = run.get("counters_before"), run.get("counters_after")
     if isinstance(cb, dict) and isinstance(ca, dict):
         m["counters"] = {k: ca[k] - cb.get(k, 0) for k in ca}
@@ -215,6 +222,10 @@ def aggregate(runs):
                                                 if "profile_capacity" in m])
                 s["profile_top"] = next((r["profile"].get("top") for r in good
                                          if isinstance(r.get("profile"), dict)), None)
+            for d in ("read", "write"):
+                s["bios_" + d] = median([m["array_bios"][d] for m in ms if "array_bios" in m])
+                s["bio_kib_" + d] = median([m["array_bio_kib"][d] for m in ms
+                                            if d in m.get("array_bio_kib", {})])
             cs = [m["counters"] for m in ms if "counters" in m]
             if cs:
                 s["counters"] = {k: median([c.get(k, 0) for c in cs]) for k in cs[0]}
@@ -297,6 +308,24 @@ def suite_report(recs, meta, outdir):
         row.append(" / ".join(fmt(per[a]["member_write_mib"]) if a in per else "-" for a in arrays))
         lines.append("| " + " | ".join(row) + " |")
     lines.append("")
+    # the bios md received: how the block layer split the job's I/O
+    if any(summary[j][a].get("bios_write") or summary[j][a].get("bios_read")
+           for j in jobs for a in summary[j]):
+        lines.append("Bios md0 received per run, after the block layer split them to its queue "
+                     "limits (median: count x KiB per bio; writes, then reads where the job "
+                     "reads):")
+        lines.append("")
+        lines.append("| job | " + " | ".join(arrays) + " |")
+        lines.append("|---|" + "---|" * len(arrays))
+        for j in jobs:
+            cells = []
+            for a in arrays:
+                s = summary[j].get(a, {})
+                c = ["%s x %s" % (fmt(s.get("bios_" + d), 0), fmt(s.get("bio_kib_" + d), 0))
+                     for d in ("write", "read") if s.get("bios_" + d)]
+                cells.append(" / ".join(c) or "-")
+            lines.append("| %s | %s |" % (j, " | ".join(cells)))
+        lines.append("")
     # raid5x counters (and each variant's)
     for x in raid5x_kinds(arrays):
         if not any("counters" in summary[j].get(x, {}) for j in jobs):
