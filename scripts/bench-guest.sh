@@ -140,40 +140,41 @@ counters_json() {
 	local kv
 	if kv=$(r5x_stats "$1"); then kv_file_json - <<<"$kv"; else printf null; fi
 }
-# tunables_json MD: the array's stripe cache and raid5x tunables
-tunables_json() {
-	local sys n out="" sep=""
-	sys=$(md_sys "$1")
-	for n in stripe_cache_size preread_bypass_threshold preread_batch seq_delay_ms stall_grace_ms \
-		wake_batch_pct group_thread_cnt skip_copy rmw_level; do
-		[ -r "$sys/$n" ] || continue
-		out+="$sep\"$n\":\"$(cat "$sys/$n" 2>/dev/null)\""
+# files_json DIR QUOTE NAME...: {"NAME":value,...} of the readable files
+# DIR/NAME, each value a JSON string when QUOTE is 1, else as read (numbers)
+files_json() {
+	local d=$1 q=$2 n v out="" sep=""
+	shift 2
+	for n in "$@"; do
+		[ -r "$d/$n" ] || continue
+		v=$(cat "$d/$n" 2>/dev/null) || v=null
+		if [ "$q" = 1 ]; then
+			_jstr "$v"
+			v=$REPLY
+		fi
+		out+="$sep\"$n\":$v"
 		sep=,
 	done
 	printf '{%s}' "$out"
+}
+# tunables_json MD: the array's stripe cache and raid5x tunables
+tunables_json() {
+	files_json "$(md_sys "$1")" 1 stripe_cache_size preread_bypass_threshold preread_batch \
+		seq_delay_ms stall_grace_ms wake_batch_pct worker_threads group_thread_cnt skip_copy rmw_level
 }
 # queue_json MD: the array's queue limits that decide how the block layer
 # splits a bio before md sees it (chunk_sectors: 0 = no boundary)
 queue_json() {
-	local q=/sys/block/$1/queue n out="" sep=""
-	for n in chunk_sectors max_sectors_kb max_hw_sectors_kb max_segments max_segment_size \
-		minimum_io_size optimal_io_size; do
-		[ -r "$q/$n" ] || continue
-		out+="$sep\"$n\":$(cat "$q/$n" 2>/dev/null || echo null)"
-		sep=,
-	done
-	printf '{%s}' "$out"
+	files_json "/sys/block/$1/queue" 0 chunk_sectors max_sectors_kb max_hw_sectors_kb \
+		max_segments max_segment_size minimum_io_size optimal_io_size
 }
 # modparams_json: md-raid5x's module parameters as loaded
 modparams_json() {
-	local f out="" sep=""
-	for f in /sys/module/md_raid5x/parameters/*; do
-		[ -r "$f" ] || continue
-		_jstr "$(cat "$f" 2>/dev/null)"
-		out+="$sep\"${f##*/}\":$REPLY"
-		sep=,
+	local p=/sys/module/md_raid5x/parameters f names=()
+	for f in "$p"/*; do
+		names+=("${f##*/}")
 	done
-	printf '{%s}' "$out"
+	files_json "$p" 1 "${names[@]}"
 }
 # bios_json MD: [reads, read sectors, writes, write sectors] completed by the
 # array (/sys/block/MD/stat fields 1, 3, 5, 7): md counts the bios its
