@@ -10,7 +10,11 @@
 #   reps=N                 suite repetitions (3)
 #   jobs=A,B,...|all       suite jobs (all); see job_opts for the names
 #   arrays=raid456,raid456t,raid5x,raid0  arrays per job, interleaved in
-#                          this order, rotated by one each rep
+#                          this order, rotated by one each rep; also
+#                          raid5x+NAME=VAL[+NAME=VAL...]: raid5x with
+#                          md-raid5x reloaded with those module parameters
+#                          (rmmod, modprobe; plain raid5x reloads it without
+#                          them), e.g. raid5x,raid5x+claim_raid5=1
 #   io=MB                  bytes per sequential job (128); random jobs do
 #                          io/4, the ext4 job copies a tree of ~0.9*io MB
 #                          into a file system of 3*io MB
@@ -57,7 +61,10 @@
 #
 # Output: per run one JSON line (fio JSON, member sectors read/written from
 # /sys/block/loopN/stat fields 3 and 7 before/after, md/raid5x_stats/
-# before/after, verification) sent with emit_out (base64) inside the console
+# before/after, the bios md0 received before/after (/sys/block/md0/stat),
+# the array's queue limits, verification; the header record
+# adds the guest's kernel, command line and md-raid5x's module parameters)
+# sent with emit_out (base64) inside the console
 # log, and a progress line "@@BENCH [i/n] ARRAY JOB rep R: X MiB/s".
 # shellcheck source=../tests/lib/guest-lib.sh
 . /lib/guest-lib.sh
@@ -133,17 +140,49 @@ counters_json() {
 	local kv
 	if kv=$(r5x_stats "$1"); then kv_file_json - <<<"$kv"; else printf null; fi
 }
-# tunables_json MD: the array's stripe cache and raid5x tunables
-tunables_json() {
-	local sys n out="" sep=""
-	sys=$(md_sys "$1")
-	for n in stripe_cache_size preread_bypass_threshold preread_batch seq_delay_ms stall_grace_ms \
-		wake_batch_pct group_thread_cnt skip_copy rmw_level; do
-		[ -r "$sys/$n" ] || continue
-		out+="$sep\"$n\":\"$(cat "$sys/$n" 2>/dev/null)\""
+# files_json DIR QUOTE NAME...: {"NAME":value,...} of the readable files
+# DIR/NAME, each value a JSON string when QUOTE is 1, else as read (numbers)
+files_json() {
+	local d=$1 q=$2 n v out="" sep=""
+	shift 2
+	for n in "$@"; do
+		[ -r "$d/$n" ] || continue
+		v=$(cat "$d/$n" 2>/dev/null) || v=null
+		if [ "$q" = 1 ]; then
+			_jstr "$v"
+			v=$REPLY
+		fi
+		out+="$sep\"$n\":$v"
 		sep=,
 	done
 	printf '{%s}' "$out"
+}
+# tunables_json MD: the array's stripe cache and raid5x tunables
+tunables_json() {
+	files_json "$(md_sys "$1")" 1 stripe_cache_size preread_bypass_threshold preread_batch \
+		seq_delay_ms stall_grace_ms wake_batch_pct worker_threads group_thread_cnt skip_copy rmw_level
+}
+# queue_json MD: the array's queue limits that decide how the block layer
+# splits a bio before md sees it (chunk_sectors: 0 = no boundary)
+queue_json() {
+	files_json "/sys/block/$1/queue" 0 chunk_sectors max_sectors_kb max_hw_sectors_kb \
+		max_segments max_segment_size minimum_io_size optimal_io_size
+}
+# modparams_json: md-raid5x's module parameters as loaded
+modparams_json() {
+	local p=/sys/module/md_raid5x/parameters f names=()
+	for f in "$p"/*; do
+		names+=("${f##*/}")
+	done
+	files_json "$p" 1 "${names[@]}"
+}
+# bios_json MD: [reads, read sectors, writes, write sectors] completed by the
+# array (/sys/block/MD/stat fields 1, 3, 5, 7): md counts the bios its
+# personality received, after the block layer split them to the limits
+bios_json() {
+	local s
+	read -r -a s <"/sys/block/$1/stat" 2>/dev/null || { printf null; return; }
+	printf '[%s,%s,%s,%s]' "${s[0]}" "${s[2]}" "${s[4]}" "${s[6]}"
 }
 # stats_json DEVS...: [sectors_read, sectors_written] summed over members
 stats_json() {
@@ -206,11 +245,12 @@ setup_array() {
 			mem+=("/dev/dm-$(DM_DISABLE_UDEV=1 dmsetup info -c --noheadings -o minor "bench-$md-$i" | tr -d ' ')")
 		done
 	fi
-	case $kind in
+	r5x_load_for "$kind" || return 1
+	case ${kind%%+*} in
 	raid456 | raid456t | raid5x)
 		create_raid5 "$md" "$n" "$ck" left-symmetric "${mem[@]}" ||
 			{ ARR_ERR="mdadm --create level 5 failed"; return 1; }
-		if [ "$kind" = raid5x ]; then
+		if [ "${kind%%+*}" = raid5x ]; then
 			to_raid5x "$md" || { ARR_ERR="takeover to raid5x failed"; return 1; }
 		fi
 		if [ "$kind" = raid456t ]; then
@@ -233,6 +273,30 @@ setup_array() {
 	done
 	ARR_ERR="/dev/$md not ready"
 	return 1
+}
+# r5x_load_for KIND: before a raid5x run, md-raid5x loaded with the module
+# parameters KIND names (raid5x+NAME=VAL+...; none for raid5x): reloaded
+# when the last raid5x run's differ (no array is running then). Every NAME
+# must exist (the kernel ignores unknown ones); fails with ARR_ERR.
+R5X_LOADED=""   # the parameters md-raid5x was last loaded with here
+r5x_load_for() {
+	local want="" p args=()
+	case $1 in
+	raid5x+*) want=${1#raid5x+} ;;
+	raid5x) ;;
+	*) return 0 ;;
+	esac
+	[ "$want" != "$R5X_LOADED" ] || return 0
+	IFS=+ read -r -a args <<<"$want"
+	rmmod md_raid5x || { ARR_ERR="rmmod md_raid5x failed"; return 1; }
+	modprobe md-raid5x ${args[@]+"${args[@]}"} ||
+		{ ARR_ERR="modprobe md-raid5x ${args[*]} failed"; return 1; }
+	R5X_LOADED=$want
+	for p in ${args[@]+"${args[@]}"}; do
+		[ -e "/sys/module/md_raid5x/parameters/${p%%=*}" ] ||
+			{ ARR_ERR="md-raid5x has no parameter ${p%%=*}"; return 1; }
+	done
+	echo "bench-guest: md-raid5x reloaded${want:+ with ${args[*]}}: $(modparams_json)"
 }
 # tune_456t MD: TUNED456 on MD, each value read back; fails with ARR_ERR.
 # Prints the values read back (the console log), the first time also as a
@@ -265,7 +329,7 @@ apply_tune() {
 	sys=$(md_sys "$md")
 	for item in ${tune//,/ }; do
 		name=${item%%:*} val=${item#*:}
-		case $kind in
+		case ${kind%%+*} in
 		raid5x) ;;
 		raid456) [ "$name" = stripe_cache_size ] || continue ;;
 		*) continue ;;
@@ -577,7 +641,7 @@ EXT4_MB=0  # the ext4 job's file system size: 3 x io, capped at 90% of the array
 
 # ---- one suite run ---------------------------------------------------------
 
-R_BEFORE="" R_AFTER="" R_CB="" R_CA="" R_FIO=null R_EXT4=null R_WALL=0 R_MIBS=0
+R_BEFORE="" R_AFTER="" R_CB="" R_CA="" R_BB=null R_BA=null R_FIO=null R_EXT4=null R_WALL=0 R_MIBS=0
 R_VER="" R_ERR="" T_SETUP=null T_PREP=null T_TEARDOWN=null
 # run_job JOB KIND MD: the timed part; fills R_*; fails with R_ERR
 run_job() {
@@ -592,12 +656,12 @@ run_job() {
 		mount -t ext4 "/dev/$md" "$MNT" || { R_ERR="mount failed"; return 1; }
 		sync
 		T_PREP=$(secs "$t0")
-		R_BEFORE=$(stats_json "${ARR_DEVS[@]}") R_CB=$(counters_json "$md")
+		R_BEFORE=$(stats_json "${ARR_DEVS[@]}") R_CB=$(counters_json "$md") R_BB=$(bios_json "$md")
 		t0=$EPOCHREALTIME
 		rc=0
 		cp -a "$TREE" "$MNT/" && sync || rc=$?
 		R_WALL=$(secs "$t0")
-		R_AFTER=$(stats_json "${ARR_DEVS[@]}") R_CA=$(counters_json "$md")
+		R_AFTER=$(stats_json "${ARR_DEVS[@]}") R_CA=$(counters_json "$md") R_BA=$(bios_json "$md")
 		[ "$rc" = 0 ] || { R_ERR="cp/sync failed rc=$rc"; return 1; }
 		R_EXT4=$(jkv bytes "$TREE_BYTES" seconds "$R_WALL")
 		R_MIBS=$(awk -v b="$TREE_BYTES" -v s="$R_WALL" 'BEGIN { printf "%.1f", b / 1048576 / s }')
@@ -612,7 +676,7 @@ run_job() {
 	fi
 	write_jobfile "$jf" "$job" "$md"
 	T_PREP=$(secs "$t0")
-	R_BEFORE=$(stats_json "${ARR_DEVS[@]}") R_CB=$(counters_json "$md")
+	R_BEFORE=$(stats_json "${ARR_DEVS[@]}") R_CB=$(counters_json "$md") R_BB=$(bios_json "$md")
 	t0=$EPOCHREALTIME
 	rc=0
 	if [ "$profile" = 1 ]; then
@@ -621,7 +685,7 @@ run_job() {
 		fio_run "$jf" "$out" || rc=$?
 	fi
 	t1=$EPOCHREALTIME
-	R_AFTER=$(stats_json "${ARR_DEVS[@]}") R_CA=$(counters_json "$md")
+	R_AFTER=$(stats_json "${ARR_DEVS[@]}") R_CA=$(counters_json "$md") R_BA=$(bios_json "$md")
 	R_WALL=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')
 	if [ "$rc" != 0 ]; then
 		R_ERR="fio rc=$rc: $(cat "$out.stderr" "$out" 2>/dev/null | grep -v '^ *[{}"]' | tail -n 3 | tr '\n' ' ' | cut -c1-300)"
@@ -661,7 +725,7 @@ verify_job() {
 		detail=$(fio_verify_pass "$W/verify.fio") || data=fail
 		;;
 	esac
-	if [ "$kind" != raid0 ] && { [ "$check" = all ] || { [ "$check" = raid5x ] && [ "$kind" = raid5x ]; }; }; then
+	if [ "$kind" != raid0 ] && { [ "$check" = all ] || { [ "$check" = raid5x ] && [ "${kind%%+*}" = raid5x ]; }; }; then
 		if pc=$(parity_check "$md" "$(job_region "$job")"); then
 			mm=${pc% *}
 			if [ "$mm" = 0 ]; then parity=ok; else parity=fail; fi
@@ -676,7 +740,7 @@ verify_job() {
 }
 
 run_suite() {
-	local ja aa njobs nar total idx=0 rep k job kind rot order v line geo lvl tun t0
+	local ja aa njobs nar total idx=0 rep k job kind rot order v line geo lvl tun qlim mpar t0
 	IFS=, read -r -a ja <<<"$jobs"
 	IFS=, read -r -a aa <<<"$arrays"
 	njobs=${#ja[@]} nar=${#aa[@]}
@@ -710,6 +774,7 @@ run_suite() {
 			for kind in "${order[@]}"; do
 				idx=$((idx + 1))
 				R_VER=null R_ERR="" R_FIO=null R_EXT4=null R_BEFORE=null R_AFTER=null R_CB=null R_CA=null
+				R_BB=null R_BA=null
 				R_WALL=0 R_MIBS=0 R_PROF=null T_SETUP=null T_PREP=null T_TEARDOWN=null
 				t0=$EPOCHREALTIME
 				if setup_array "$kind" md0 "$members" "$chunk" "$size"; then
@@ -718,23 +783,24 @@ run_suite() {
 					EXT4_MB=$((io * 3))
 					[ "$EXT4_MB" -le $((ARR_BYTES * 9 / 10 / 1048576)) ] ||
 						EXT4_MB=$((ARR_BYTES * 9 / 10 / 1048576))
-					lvl=$(md_level md0) tun=$(tunables_json md0)
+					lvl=$(md_level md0) tun=$(tunables_json md0) qlim=$(queue_json md0) mpar=null
+					[ "${kind%%+*}" != raid5x ] || mpar=$(modparams_json)
 					if run_job "$job" "$kind" md0; then
 						verify_job "$job" "$kind" md0
 					else
 						R_ERR=${R_ERR:-run failed}
 					fi
 				else
-					R_ERR="setup: $ARR_ERR" lvl=null tun=null ARR_BYTES=0
+					R_ERR="setup: $ARR_ERR" lvl=null tun=null qlim=null mpar=null ARR_BYTES=0
 				fi
 				t0=$EPOCHREALTIME
 				teardown md0 "$ARR_MEMDIR" "${ARR_DEVS[@]}"
 				T_TEARDOWN=$(secs "$t0")
 				emit_record "$(jkv type run mode suite idx "$idx" total "$total" array "$kind" \
 					job "$job" rep "$rep" geometry "$geo" level "$lvl" array_bytes "$ARR_BYTES" \
-					tunables "$tun" wall_s "$R_WALL" member_sectors_before "$R_BEFORE" \
+					tunables "$tun" queue "$qlim" module_params "$mpar" wall_s "$R_WALL" member_sectors_before "$R_BEFORE" \
 					member_sectors_after "$R_AFTER" counters_before "$R_CB" counters_after "$R_CA" \
-					verify "$R_VER" error "${R_ERR:-null}" ext4 "$R_EXT4" \
+					array_bios_before "$R_BB" array_bios_after "$R_BA" verify "$R_VER" error "${R_ERR:-null}" ext4 "$R_EXT4" \
 					times "$(jkv setup "$T_SETUP" prepare "$T_PREP" teardown "$T_TEARDOWN")" \
 					profile "$R_PROF" fio "$R_FIO")"
 				if [ -n "$R_ERR" ]; then
@@ -871,7 +937,8 @@ modinfo_json() {
 	printf '{%s}' "$out"
 }
 emit_record "$(jkv type header mode "$mode" kernel "$(uname -r)" uname "$(uname -a)" \
-	module "$(modinfo_json)" fio "$(fio --version)" mdadm "$(mdadm --version 2>&1)" \
+	cmdline "$(cat /proc/cmdline)" module "$(modinfo_json)" module_params "$(modparams_json)" \
+	fio "$(fio --version)" mdadm "$(mdadm --version 2>&1)" \
 	cpus "$(nproc)" mem_kb "$(awk '/MemTotal/ { print $2 }' /proc/meminfo)" \
 	dirty_bytes "$(cat /proc/sys/vm/dirty_bytes)" \
 	dirty_background_bytes "$(cat /proc/sys/vm/dirty_background_bytes)" \

@@ -108,6 +108,13 @@ def run_metrics(run):
     if b and a:
         m["member_read_mib"] = (a[0] - b[0]) * SECTOR / MIB
         m["member_write_mib"] = (a[1] - b[1]) * SECTOR / MIB
+    b, a = run.get("array_bios_before"), run.get("array_bios_after")
+    if b and a:
+        # bios md received (after the block layer's splits) and their size
+        m["array_bios"] = {"read": a[0] - b[0], "write": a[2] - b[2]}
+        m["array_bio_kib"] = {d: (a[i + 1] - b[i + 1]) * SECTOR / 1024.0 / n
+                              for d, i, n in (("read", 0, a[0] - b[0]), ("write", 2, a[2] - b[2]))
+                              if n}
     cb, ca = run.get("counters_before"), run.get("counters_after")
     if isinstance(cb, dict) and isinstance(ca, dict):
         m["counters"] = {k: ca[k] - cb.get(k, 0) for k in ca}
@@ -160,7 +167,28 @@ def fmt_range(vals):
 
 
 def sort_arrays(names):
-    return sorted(names, key=lambda a: ARRAY_ORDER.index(a) if a in ARRAY_ORDER else 99)
+    """ARRAY_ORDER; a variant raid5x+NAME=VAL after raid5x."""
+    def key(a):
+        base = a.split("+", 1)[0]
+        return (ARRAY_ORDER.index(base) if base in ARRAY_ORDER else 99, a != base, a)
+    return sorted(names, key=key)
+
+
+def raid5x_kinds(arrays):
+    """raid5x and its variants (raid5x+NAME=VAL: md-raid5x loaded with
+    those module parameters), in report order."""
+    return [a for a in sort_arrays(arrays) if a.split("+", 1)[0] == "raid5x"]
+
+
+def ratio_cols(arrays):
+    """The ratio columns (title, numerator, base): raid5x / each base of
+    RATIO_COLS, and each raid5x variant / raid456 and / raid5x."""
+    cols = [(t, "raid5x", b) for t, b in RATIO_COLS if "raid5x" in arrays and b in arrays]
+    for v in raid5x_kinds(arrays)[1:] if "raid5x" in arrays else raid5x_kinds(arrays):
+        short = v.replace("raid5x", "x", 1)
+        cols += [(short + "/456", v, "raid456")] if "raid456" in arrays else []
+        cols += [(short + "/x", v, "raid5x")] if "raid5x" in arrays else []
+    return cols
 
 
 def aggregate(runs):
@@ -194,6 +222,10 @@ def aggregate(runs):
                                                 if "profile_capacity" in m])
                 s["profile_top"] = next((r["profile"].get("top") for r in good
                                          if isinstance(r.get("profile"), dict)), None)
+            for d in ("read", "write"):
+                s["bios_" + d] = median([m["array_bios"][d] for m in ms if "array_bios" in m])
+                s["bio_kib_" + d] = median([m["array_bio_kib"][d] for m in ms
+                                            if d in m.get("array_bio_kib", {})])
             cs = [m["counters"] for m in ms if "counters" in m]
             if cs:
                 s["counters"] = {k: median([c.get(k, 0) for c in cs]) for k in cs[0]}
@@ -235,8 +267,9 @@ def suite_report(recs, meta, outdir):
     lines = []
     geo = runs[0]["geometry"] if runs else {}
     delay = str(geo.get("member_delay", 0))
-    lines.append("## raid5x benchmark: %s members, %s KiB chunk, %s MiB members, %s reps%s"
-                 % (geo.get("members", "?"), geo.get("chunk_kb", "?"), geo.get("member_mb", "?"),
+    lines.append("## raid5x benchmark on Linux %s: %s members, %s KiB chunk, %s MiB members, %s reps%s"
+                 % (header.get("kernel", "?"),
+                    geo.get("members", "?"), geo.get("chunk_kb", "?"), geo.get("member_mb", "?"),
                     header.get("reps", "?"),
                     "" if delay == "0" else ", members behind dm-delay (read:write ms %s%s)"
                     % (delay, "" if ":" in delay else ":0")))
@@ -247,8 +280,8 @@ def suite_report(recs, meta, outdir):
                  "(median per run).%s" % tuned_note(header, arrays))
     lines.append("")
     cols = ["job"] + ["%s MiB/s" % a for a in arrays]
-    rcols = [(t, b) for t, b in RATIO_COLS if "raid5x" in arrays and b in arrays]
-    cols += [t for t, _ in rcols]
+    rcols = ratio_cols(arrays)
+    cols += [t for t, _, _ in rcols]
     cols += ["p99 ms " + "/".join(arrays), "member rd MiB " + "/".join(arrays),
              "member wr MiB " + "/".join(arrays)]
     lines.append("| " + " | ".join(cols) + " |")
@@ -260,8 +293,8 @@ def suite_report(recs, meta, outdir):
             s = per.get(a)
             row.append(fmt_range(s["mibs"]) if s else "-")
         med = {a: per[a]["mibs_median"] if a in per else None for a in arrays}
-        for _, b in rcols:
-            row.append(fmt(ratio(med.get("raid5x"), med.get(b)), 2))
+        for _, x, b in rcols:
+            row.append(fmt(ratio(med.get(x), med.get(b)), 2))
 
         def p99(s):
             if not s:
@@ -275,17 +308,37 @@ def suite_report(recs, meta, outdir):
         row.append(" / ".join(fmt(per[a]["member_write_mib"]) if a in per else "-" for a in arrays))
         lines.append("| " + " | ".join(row) + " |")
     lines.append("")
-    # raid5x counters
-    if any("counters" in summary[j].get("raid5x", {}) for j in jobs):
+    # the bios md received: how the block layer split the job's I/O
+    if any(summary[j][a].get("bios_write") or summary[j][a].get("bios_read")
+           for j in jobs for a in summary[j]):
+        lines.append("Bios md0 received per run, after the block layer split them to its queue "
+                     "limits (median: count x KiB per bio; writes, then reads where the job "
+                     "reads):")
+        lines.append("")
+        lines.append("| job | " + " | ".join(arrays) + " |")
+        lines.append("|---|" + "---|" * len(arrays))
+        for j in jobs:
+            cells = []
+            for a in arrays:
+                s = summary[j].get(a, {})
+                c = ["%s x %s" % (fmt(s.get("bios_" + d), 0), fmt(s.get("bio_kib_" + d), 0))
+                     for d in ("write", "read") if s.get("bios_" + d)]
+                cells.append(" / ".join(c) or "-")
+            lines.append("| %s | %s |" % (j, " | ".join(cells)))
+        lines.append("")
+    # raid5x counters (and each variant's)
+    for x in raid5x_kinds(arrays):
+        if not any("counters" in summary[j].get(x, {}) for j in jobs):
+            continue
         present = [(k, t) for k, t in COUNTER_COLS
-                   if any(summary[j].get("raid5x", {}).get("counters", {}).get(k) for j in jobs)]
-        lines.append("raid5x counter deltas per run (median; blocks are 4 KiB; all counters in "
-                     "results.json):")
+                   if any(summary[j].get(x, {}).get("counters", {}).get(k) for j in jobs)]
+        lines.append("%s counter deltas per run (median; blocks are 4 KiB; all counters in "
+                     "results.json):" % x)
         lines.append("")
         lines.append("| job | " + " | ".join(t for _, t in present) + " |")
         lines.append("|---|" + "---|" * len(present))
         for j in jobs:
-            c = summary[j].get("raid5x", {}).get("counters")
+            c = summary[j].get(x, {}).get("counters")
             if c is None:
                 continue
             lines.append("| %s | %s |" % (j, " | ".join(fmt(c.get(k), 0) for k, _ in present)))
@@ -459,23 +512,64 @@ def settings_line(recs):
     return "Settings: " + ("; ".join(parts) if parts else "?")
 
 
+def first_dicts(recs, key):
+    """{array: the dict KEY of its first run record that has one}"""
+    seen = {}
+    for r in recs:
+        if r.get("type") == "run" and isinstance(r.get(key), dict) and r["array"] not in seen:
+            seen[r["array"]] = r[key]
+    return seen
+
+
+def dicts_line(title, seen):
+    return title + "; ".join(
+        "%s %s" % (a, " ".join("%s=%s" % kv for kv in sorted(seen[a].items())))
+        for a in sort_arrays(seen))
+
+
+def queue_line(recs):
+    """Each array's queue limits as its first run set them up (None for
+    records from before they were recorded)."""
+    seen = first_dicts(recs, "queue")
+    return dicts_line("Queue limits (/sys/block/md0/queue): ", seen) if seen else None
+
+
+def params_line(recs):
+    """md-raid5x's module parameters per raid5x array, when variants
+    (raid5x+NAME=VAL) ran."""
+    seen = first_dicts(recs, "module_params")
+    if len(seen) < 2:
+        return None
+    return dicts_line("md-raid5x parameters as loaded for each array: ", seen)
+
+
 def version_lines(header, footer, meta, recs=()):
     mod = header.get("module") or {}
+    params = header.get("module_params") or {}
+    # extra guest command line: bench.sh --append (a rebuilt report: the
+    # module parameters among the guest's command line)
+    append = meta.get("guest_append") or " ".join(
+        w for w in str(header.get("cmdline", "")).split() if w.startswith("md_raid5x."))
     out = ["Command: `%s`" % meta.get("command", "?"),
-           settings_line(recs),
-           "Guest kernel: %s; module md-raid5x srcversion %s (sha256 %s, git %s), vermagic %s"
-           % (header.get("kernel", "?"), mod.get("srcversion") or meta.get("module_srcversion", "?"),
-              meta.get("module_sha256", "?"), meta.get("git", "?"),
-              mod.get("vermagic") or meta.get("module_vermagic", "?")),
-           "Tools: %s, mdadm %s, %s; guest %s CPUs, %s MiB RAM, dirty_bytes %s; TCG"
-           % (header.get("fio", "?"), (header.get("mdadm", "?").split(" - ") + ["", ""])[1],
-              meta.get("qemu", "qemu ?"), header.get("cpus", "?"),
-              int(header["mem_kb"]) // 1024 if header.get("mem_kb") else "?",
-              header.get("dirty_bytes", "?")),
-           "Host load average before/after: %s / %s; started %s; guest time %s s%s"
-           % (meta.get("host_loadavg_before", "?"), meta.get("host_loadavg_after", "?"),
-              meta.get("started", "?"), fmt(footer["elapsed_s"], 0) if footer else "?",
-              "" if footer else " (INCOMPLETE: the guest did not finish)")]
+           settings_line(recs)]
+    out += [l for l in (queue_line(recs), params_line(recs)) if l]
+    out += ["Guest kernel: %s%s; module md-raid5x srcversion %s (sha256 %s, git %s), vermagic %s%s"
+            % (header.get("kernel", "?"),
+               " (command line + `%s`)" % append if append else "",
+               mod.get("srcversion") or meta.get("module_srcversion", "?"),
+               meta.get("module_sha256", "?"), meta.get("git", "?"),
+               (mod.get("vermagic") or meta.get("module_vermagic", "?")).strip(),
+               "; parameters " + " ".join("%s=%s" % kv for kv in sorted(params.items()))
+               if params else ""),
+            "Tools: %s, mdadm %s, %s; guest %s CPUs, %s MiB RAM, dirty_bytes %s; TCG"
+            % (header.get("fio", "?"), (header.get("mdadm", "?").split(" - ") + ["", ""])[1],
+               meta.get("qemu", "qemu ?"), header.get("cpus", "?"),
+               int(header["mem_kb"]) // 1024 if header.get("mem_kb") else "?",
+               header.get("dirty_bytes", "?")),
+            "Host load average before/after: %s / %s; started %s; guest time %s s%s"
+            % (meta.get("host_loadavg_before", "?"), meta.get("host_loadavg_after", "?"),
+               meta.get("started", "?"), fmt(footer["elapsed_s"], 0) if footer else "?",
+               "" if footer else " (INCOMPLETE: the guest did not finish)")]
     return [l + "  " for l in out[:-1]] + out[-1:]
 
 
@@ -638,7 +732,8 @@ def hunt_report(recs, meta, outdir):
     def side(e, a):
         s = e.get(a) or {}
         return "%s (%s-%s)" % (fmt(s.get("median")), fmt(s.get("min")), fmt(s.get("max")))
-    lines = ["## raid5x counter-example hunt (seed 003): raid5x vs %s" % " and ".join(bases), ""]
+    lines = ["## raid5x counter-example hunt (seed 003) on Linux %s: raid5x vs %s"
+             % (header.get("kernel", "?"), " and ".join(bases)), ""]
     lines.append("Cells: %d (members %s x chunk %s KiB x %d rw/bs/qd cells), %d reps each, %s s "
                  "time-based fio per run, %s alive at once, alternating per cell. A "
                  "counter-example is a cell where every raid5x run is slower than every run of "

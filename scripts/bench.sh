@@ -19,7 +19,12 @@
 #   --reps N           repetitions (3)
 #   --jobs LIST        comma-separated job names (all); --list-jobs
 #   --arrays LIST      subset/order of raid456,raid456t,raid5x,raid0 (all
-#                      four, in this order)
+#                      four, in this order); raid5x+NAME=VAL[+NAME=VAL]
+#                      is raid5x with md-raid5x reloaded with those module
+#                      parameters for its runs (raid5x's runs reload it
+#                      without), to compare a parameter in one boot: e.g.
+#                      --arrays raid456,raid5x,raid5x+NAME=1; the report
+#                      adds its ratios to raid456 and to raid5x
 #   --io MB            bytes per sequential job (128); random jobs do a
 #                      quarter of it, the ext4 job copies a tree of ~0.9x it
 #                      into a file system of 3x it
@@ -63,7 +68,20 @@
 #                      raid456,raid456t,raid5x adds a third array to every
 #                      cell (half as long again) and an x/456t verdict
 # common:
-#   --ko FILE          use this module (default: run `make`, use ./md-raid5x.ko)
+#   --kernel K         the guest kernel: 6.1 (this host's Debian 6.1), 6.12
+#                      (trixie's current), 7 (forky's current) or a full
+#                      release, as tests/run.sh --kernels: scripts/kroot.sh
+#                      prepare K readies its image, module tree and build
+#                      root (cached), the module is built for it in
+#                      BUILD/bench-module/KVER (kroot.sh make) and every
+#                      array runs on it, raid456 being that kernel's own.
+#                      Default: the host's Debian 6.1 kernel, module built
+#                      in the tree (make)
+#   --append ARGS      extra guest kernel command line; md_raid5x.NAME=VAL
+#                      sets a module parameter (the guest's modprobe reads
+#                      it when it loads md-raid5x)
+#   --ko FILE          use this module (default: run `make`, use ./md-raid5x.ko;
+#                      with --kernel it must be built for that kernel)
 #   --no-build         do not run `make`; use ./md-raid5x.ko as it is
 #   --out DIR          results directory (build/bench)
 #   --mem MB           guest memory (3072)
@@ -125,6 +143,7 @@ if [ $# -eq 0 ] && [ -n "${BENCH_ARGS:-}" ]; then
 fi
 
 mode=suite profile=0 ko="" build=1 out="" mem=3072 timeout="" report_log="" verbose=0
+kline="" append=""
 gargs=() tunes=()
 num() { [[ $2 =~ ^[0-9]+$ ]] || die "$1 wants a number, got '$2'"; }
 list() { [[ $2 =~ ^[A-Za-z0-9:,_-]+$ ]] || die "$1 wants a comma-separated list, got '$2'"; }
@@ -140,7 +159,11 @@ while [ $# -gt 0 ]; do
 		shift 2 ;;
 	--jobs | --arrays | --hunt-members | --hunt-chunks | --hunt-cells | --hunt-arrays)
 		[ $# -ge 2 ] || die "$opt needs a value"
-		list "$opt" "$2"
+		if [ "$opt" = --arrays ]; then
+			[[ $2 =~ ^[A-Za-z0-9,_+=-]+$ ]] || die "$opt wants a comma-separated list, got '$2'"
+		else
+			list "$opt" "$2"
+		fi
 		k=${opt#--}
 		gargs+=("${k//-/_}=$2")
 		shift 2 ;;
@@ -158,6 +181,8 @@ while [ $# -gt 0 ]; do
 		[[ ${2:-} =~ ^[0-9]+(:[0-9]+)?$ ]] || die "--member-delay wants READ_MS or READ_MS:WRITE_MS"
 		gargs+=("member_delay=$2")
 		shift 2 ;;
+	--kernel) kline=${2:?--kernel needs 6.1, 6.12, 7 or a release}; shift 2 ;;
+	--append) append=${2:?--append needs kernel arguments}; shift 2 ;;
 	--ko) ko=${2:?--ko needs a file}; build=0; shift 2 ;;
 	--no-build) build=0; shift ;;
 	--out) out=${2:?--out needs a directory}; shift 2 ;;
@@ -189,9 +214,14 @@ for a in "${gargs[@]}"; do
 		for j in "${l[@]}"; do
 			case $j in
 			raid456 | raid456t | raid5x | raid0) ;;
-			*) die "unknown array '$j' (raid456, raid456t, raid5x, raid0)" ;;
+			raid5x+*)
+				[[ $j =~ ^raid5x(\+[a-z0-9_]+=[A-Za-z0-9_-]+)+$ ]] ||
+					die "array '$j': raid5x+NAME=VALUE[+NAME=VALUE...] (module parameters)" ;;
+			*) die "unknown array '$j' (raid456, raid456t, raid5x, raid0, raid5x+NAME=VALUE)" ;;
 			esac
-		done ;;
+		done
+		[ "$(printf '%s\n' "${l[@]}" | sort -u | wc -l)" = "${#l[@]}" ] ||
+			die "--arrays: an array named twice" ;;
 	hunt_arrays=*)
 		IFS=, read -r -a l <<<"${a#hunt_arrays=}"
 		for j in "${l[@]}"; do
@@ -240,9 +270,39 @@ command -v python3 >/dev/null || die "python3 missing"
 command -v gnuplot >/dev/null || echo "bench.sh: gnuplot missing: no chart" >&2
 jq=$(command -v jq) || die "jq missing (apt-get install jq): the guest reads fio's JSON with it"
 
-# ---- the module ----------------------------------------------------------
+# ---- the guest kernel and the module ----------------------------------------
+# --kernel: scripts/kroot.sh prepare prints KVER, KERNEL, MODDIR for the
+# guest (as for tests/run.sh's kernel passes); kver is the module's target
+kver=$("$here/kver.sh" 2>/dev/null || echo unknown)
+kargs=()
+if [ -n "$kline" ]; then
+	echo "bench.sh: kernel $kline (scripts/kroot.sh prepare $kline)"
+	kenv=$("$here/kroot.sh" prepare "$kline" 2>"$out/kroot.log") || {
+		tail -n 20 "$out/kroot.log" >&2
+		die "scripts/kroot.sh prepare $kline failed, see $out/kroot.log"
+	}
+	KVER="" KERNEL="" MODDIR=""
+	eval "$(grep -E '^(KVER|KERNEL|MODDIR)=' <<<"$kenv")"
+	{ [ -n "$KVER" ] && [ -f "$KERNEL" ]; } || die "scripts/kroot.sh prepare $kline printed no kernel: $kenv"
+	kver=$KVER
+	kargs=(--kernel "$KERNEL" --moddir "$MODDIR" --kver "$KVER")
+	echo "bench.sh: guest kernel $KVER ($KERNEL)"
+fi
 git_desc=$(git -C "$top" describe --always --dirty --abbrev=12 2>/dev/null || echo unknown)
-if [ "$build" = 1 ]; then
+if [ "$build" = 1 ] && [ -n "$kline" ]; then
+	# in a copy of the sources, never the tree's own (6.1) build
+	mdir=${BUILD:-$top/build}/bench-module/$kver
+	echo "bench.sh: building the module for $kver (scripts/kroot.sh make, in $mdir)"
+	mkdir -p "$mdir"
+	rm -f "$mdir"/*.[ch] "$mdir/Kbuild" "$mdir/md-raid5x.ko"
+	cp -p "$top"/*.c "$top"/*.h "$top/Kbuild" "$mdir/"
+	"$here/kroot.sh" make "$kver" "$mdir" W=1 >"$out/build.log" 2>&1 || {
+		tail -n 20 "$out/build.log" >&2
+		echo "bench.sh: the build for $kver failed, see $out/build.log" >&2
+		exit 64
+	}
+	ko=$mdir/md-raid5x.ko
+elif [ "$build" = 1 ]; then
 	echo "bench.sh: building the module (make)"
 	# once more after a pause: a concurrent build of the same tree can
 	# make one fail (objtool: "Can't open raid5x.o")
@@ -270,6 +330,8 @@ cp "$ko" "$snap"
 mod_sha=$(sha256sum "$snap" | cut -c1-16)
 mod_src=$(modinfo -F srcversion "$snap" 2>/dev/null || echo unknown)
 mod_magic=$(modinfo -F vermagic "$snap" 2>/dev/null || echo unknown)
+[ -z "$kline" ] || [ "${mod_magic%% *}" = "$kver" ] ||
+	die "$ko is built for ${mod_magic%% *}, the guest kernel is $kver"
 echo "bench.sh: module $ko: srcversion $mod_src, sha256 $mod_sha..., tree $git_desc"
 
 # ---- run -------------------------------------------------------------------
@@ -297,7 +359,9 @@ echo "bench.sh: $mode in one guest boot (timeout ${timeout} s), console log $log
 echo "bench.sh: guest args: ${gargs[*]}"
 
 trap 'echo "bench.sh: interrupted; the partial console log is $log (bench.sh --report $log)" >&2; exit 130' INT TERM
-gflags=(--ko "$snap" --timeout "$timeout" --mem "$mem" --log "$log" --bin "$jq")
+gflags=(--ko "$snap" --timeout "$timeout" --mem "$mem" --log "$log" --bin "$jq"
+	${kargs[@]+"${kargs[@]}"})
+[ -z "$append" ] || gflags+=(--append "$append")
 if [ "$profile" = 1 ]; then
 	perf=$(command -v perf) || die "--profile needs perf (apt-get install linux-perf)"
 	gflags+=(--bin "$perf")
@@ -313,7 +377,6 @@ fi
 host_load1=$(cut -d' ' -f1-3 /proc/loadavg)
 
 # ---- report ------------------------------------------------------------------
-kver=$("$here/kver.sh" 2>/dev/null || echo unknown)
 qemu_v=$(qemu-system-x86_64 --version 2>/dev/null | head -n 1 || echo unknown)
 rrc=0
 report "$log" \
@@ -321,6 +384,8 @@ report "$log" \
 	--meta "started=$started" \
 	--meta "guest_status=$grc" \
 	--meta "host_kernel_target=$kver" \
+	--meta "kernel_line=${kline:-default}" \
+	--meta "guest_append=$append" \
 	--meta "git=$git_desc$([ "$build" = 1 ] && echo " at build time" || echo " (tree; module not built by bench.sh)")" \
 	--meta "module_sha256=$mod_sha" \
 	--meta "module_srcversion=$mod_src" \
