@@ -220,8 +220,12 @@ static inline void r5x_xor_gen(void *dest, void **srcs, int n,
 /*
  * The array's queue limits: I/O sizes @io_min/@io_opt (bytes), the
  * members' limits stacked, and neither discard nor write-zeroes (raid5x
- * fails both).  No limit splits bios: raid5x takes any size.  dm-raid
- * arrays (no gendisk) keep dm's.
+ * fails both).  raid5x takes bios of any size, but the stacked members'
+ * max_hw_sectors and max_segments still split them (loop members: 1280
+ * KiB, 128 segments; raid456 lifts both); chunk_sectors is left 0 (7.x's
+ * raid456 splits at full stripes: no gain for raid5x, whose delayed list
+ * joins a stripe across bios; docs/reports/chunk-sectors-7.2-2026-12-01.md).
+ * dm-raid arrays (no gendisk) keep dm's.
  */
 static inline int r5x_set_queue_limits(struct mddev *mddev,
 				       unsigned int io_min, unsigned int io_opt)
