@@ -41,25 +41,29 @@
 #             one pass at most (random map: no block twice), crc32c verify
 #             headers, seed 1000+REP (the same for both personalities). It
 #             starts on the degraded array; once its first writes show in
-#             md0's counters the spare is added; when the recovery ends it
-#             is stopped (SIGINT: fio saves how far it got). Foreground
-#             MiB/s = md0's written sectors from the add to the recovery's
-#             end (or fio's, if its pass ended first: fg=pass) over that
-#             time. md's sync_speed is sampled every 0.5 s from 1 s after
-#             the start of the recovery. Afterwards: `check`, fio replays
-#             the completed writes and verifies each block (verify_only with
+#             md0's counters the spare is added. Foreground MiB/s = md0's
+#             written sectors from the add to the recovery's end (or fio's,
+#             if its pass ended first: fg=pass) over that time. md's
+#             sync_speed is sampled every 0.5 s from 1 s after the add.
+#             The writer goes on for 5 s once the recovery is over:
+#             after_mibs, its rate on the rebuilt array with no sync ("-"
+#             if its pass ended before); then it is stopped (SIGINT: fio
+#             saves how far it got). Afterwards: `check`; fio replays the
+#             completed writes and verifies each block (verify_only with
 #             the saved state: a lost write leaves the fill's random bytes,
-#             which fail the header check), and W must hash as before.
-#             One line: "@@RBW pers=P rep=R secs=S fg_mibs=X
+#             which fail the header check); W must hash as before. One
+#             line: "@@RBW pers=P rep=R secs=S fg_mibs=X
 #             fg_mib=WRITTEN_IN_WINDOW member_mib=M speed_min=KB
 #             md_min=KB md_med=KB md_n=SAMPLES fg=stopped|pass
-#             check=MISMATCHES verify=ok|bad witness=ok|bad verified_mib=V"
+#             after_mibs=X check=MISMATCHES verify=ok|bad witness=ok|bad
+#             verified_mib=V"
 # Exit 1 if any run failed a check.
 # shellcheck source=../tests/lib/guest-lib.sh
 . /lib/guest-lib.sh
 reps=${1:?reps} size=${2:?size} chunk=${3:?chunk} smin=${4:?} smax=${5:?}
 scen=${6:?scenarios} thr=${7:?throttle KB/s} thr_s=${8:?throttle seconds}
 shift 8
+after_s=5   # write: how long the writer goes on once the recovery is over
 [ $# -ge 1 ] || { echo "no personality" >&2; exit 64; }
 load_md
 sys=/sys/block/md0/md
@@ -237,7 +241,7 @@ data_same() {
 
 one_run() { # PERS REP
 	local pers=$1 rep=$2 devs out free tmp csecs rsecs mm data st s fgpid rc
-	local ws0 ws1 fgmib fgmibs verify witness vmib wmib_fio
+	local ws0 ws1 fgmib fgmibs verify witness vmib wmib_fio after a0 t0
 	read -r -a devs <<<"$(make_members 5 "$size")" || return 1
 	create_raid5 md0 4 "$chunk" left-symmetric "${devs[@]:0:4}" || return 1
 	if [ "$pers" = raid5x ]; then
@@ -310,6 +314,20 @@ one_run() { # PERS REP
 		[ "$WSEC" != "$ws0" ] || { note "fio wrote nothing in 20 s"; kill -INT "$fgpid"; wait "$fgpid"; return 1; }
 		recover "$free" write "$fgpid" || { kill -INT "$fgpid" 2>/dev/null; wait "$fgpid"; return 1; }
 		tmp=$out out=$free free=$tmp
+		# the writer's rate on the rebuilt array, no sync running: the
+		# reference for fg_mibs
+		after=-
+		if [ "$R_FG" = stopped ]; then
+			md0_written
+			a0=$WSEC
+			now_us
+			t0=$NOW
+			gl_nap "$after_s"
+			md0_written
+			now_us
+			! kill -0 "$fgpid" 2>/dev/null ||
+				after=$(awk -v s=$((WSEC - a0)) -v t=$((NOW - t0)) 'BEGIN { printf "%.1f", s / 2048 / (t / 1e6) }')
+		fi
 		kill -INT "$fgpid" 2>/dev/null || true
 		rc=0
 		wait "$fgpid" || rc=$?
@@ -339,7 +357,7 @@ one_run() { # PERS REP
 		fi
 		witness=bad
 		[ "$(region_md5 "$fmib" "$wmib")" = "$w0" ] && witness=ok
-		echo "@@RBW pers=$pers rep=$rep secs=$R_SECS fg_mibs=$fgmibs fg_mib=$fgmib member_mib=$mib speed_min=$smin md_min=${s[0]} md_med=${s[1]} md_n=${s[3]} fg=$R_FG check=$mm verify=$verify witness=$witness verified_mib=$vmib"
+		echo "@@RBW pers=$pers rep=$rep secs=$R_SECS fg_mibs=$fgmibs fg_mib=$fgmib member_mib=$mib speed_min=$smin md_min=${s[0]} md_med=${s[1]} md_n=${s[3]} fg=$R_FG after_mibs=$after check=$mm verify=$verify witness=$witness verified_mib=$vmib"
 		[ "$mm" = 0 ] && [ "$verify" = ok ] && [ "$witness" = ok ] || st=1
 	fi
 	stop_array md0
