@@ -56,7 +56,9 @@
 #             fg_mib=WRITTEN_IN_WINDOW member_mib=M speed_min=KB
 #             md_min=KB md_med=KB md_n=SAMPLES fg=stopped|pass
 #             after_mibs=X check=MISMATCHES verify=ok|bad witness=ok|bad
-#             verified_mib=V"
+#             verified_mib=V member_rd_mib=R member_wr_mib=W" (the last
+#             two: MiB read and written on the members from the add to the
+#             recovery's end, the recovery's own I/O included)
 # Exit 1 if any run failed a check.
 # shellcheck source=../tests/lib/guest-lib.sh
 . /lib/guest-lib.sh
@@ -160,14 +162,17 @@ fail_out() {
 # add to idle), R_SPEEDS (md's sync_speed samples: every 0.5 s from 1 s
 # after the add; throttle: in the window only), R_WIN_KBS and R_WIN_S
 # (throttle), R_W0/R_W1 (md0's written sectors at the add and at the end,
-# or at fio's end: R_FG=pass) and R_T1 (microseconds from the add to that
-# end).
+# or at fio's end: R_FG=pass), R_T1 (microseconds from the add to that
+# end) and R_MR0/R_MW0, R_MR1/R_MW1 (sectors read and written on the
+# members, all five, at the add and at the recovery's end).
 recover() {
 	local dev=$1 mode=$2 pid=${3:-} t0 i=0 a d next ta=0 tb=0 da=0 fg_end=0
 	R_SPEEDS="" R_WIN_KBS=- R_WIN_S=- R_FG=stopped
 	mdadm --zero-superblock "$dev" >/dev/null 2>&1 || true
 	md0_written
 	R_W0=$WSEC
+	read -r R_MR0 R_MW0 <<<"$(member_stats "${devs[@]}")"
+	r5x_stats md0 >/tmp/r5x.0 2>/dev/null || true
 	now_us
 	t0=$NOW
 	mdadm /dev/md0 --add "$dev" >/dev/null 2>&1 || { note "--add $dev failed"; return 1; }
@@ -213,6 +218,10 @@ recover() {
 		read -r a <"$sys/sync_action"
 	done
 	now_us
+	read -r R_MR1 R_MW1 <<<"$(member_stats "${devs[@]}")"
+	if r5x_stats md0 >/tmp/r5x.1 2>/dev/null; then
+		note "raid5x counters from the add to the end ($mode): $(awk 'NR == FNR { v[$1] = $2; next } $2 != v[$1] { printf "%s +%d ", $1, $2 - v[$1] }' /tmp/r5x.0 /tmp/r5x.1)"
+	fi
 	if [ "$fg_end" = 0 ]; then
 		md0_written
 		R_W1=$WSEC
@@ -357,7 +366,7 @@ one_run() { # PERS REP
 		fi
 		witness=bad
 		[ "$(region_md5 "$fmib" "$wmib")" = "$w0" ] && witness=ok
-		echo "@@RBW pers=$pers rep=$rep secs=$R_SECS fg_mibs=$fgmibs fg_mib=$fgmib member_mib=$mib speed_min=$smin md_min=${s[0]} md_med=${s[1]} md_n=${s[3]} fg=$R_FG after_mibs=$after check=$mm verify=$verify witness=$witness verified_mib=$vmib"
+		echo "@@RBW pers=$pers rep=$rep secs=$R_SECS fg_mibs=$fgmibs fg_mib=$fgmib member_mib=$mib speed_min=$smin md_min=${s[0]} md_med=${s[1]} md_n=${s[3]} fg=$R_FG after_mibs=$after check=$mm verify=$verify witness=$witness verified_mib=$vmib member_rd_mib=$(((R_MR1 - R_MR0) / 2048)) member_wr_mib=$(((R_MW1 - R_MW0) / 2048))"
 		[ "$mm" = 0 ] && [ "$verify" = ok ] && [ "$witness" = ok ] || st=1
 	fi
 	stop_array md0
