@@ -166,7 +166,7 @@ fail_out() {
 # end) and R_MR0/R_MW0, R_MR1/R_MW1 (sectors read and written on the
 # members, all five, at the add and at the recovery's end).
 recover() {
-	local dev=$1 mode=$2 pid=${3:-} t0 i=0 a d next ta=0 tb=0 da=0 fg_end=0
+	local dev=$1 mode=$2 pid=${3:-} t0 i=0 a d next ta=0 tb=0 da=0 fg_end=0 series=""
 	R_SPEEDS="" R_WIN_KBS=- R_WIN_S=- R_FG=stopped
 	mdadm --zero-superblock "$dev" >/dev/null 2>&1 || true
 	md0_written
@@ -207,6 +207,8 @@ recover() {
 		if [ "$NOW" -ge "$next" ] && { [ "$mode" != throttle ] || { [ "$ta" != 0 ] && [ "$tb" = 0 ]; }; }; then
 			read -r d <"$sys/sync_speed"
 			[[ ! $d =~ ^[0-9]+$ ]] || R_SPEEDS+=" $d"
+			mdstat_done
+			series+=" $(((NOW - t0) / 100000)):$d:${DONE:--}"
 			next=$((next + 500000))
 		fi
 		if [ -n "$pid" ] && [ "$fg_end" = 0 ] && ! kill -0 "$pid" 2>/dev/null; then
@@ -219,6 +221,7 @@ recover() {
 	done
 	now_us
 	read -r R_MR1 R_MW1 <<<"$(member_stats "${devs[@]}")"
+	note "samples ($mode; tenths of a second after the add:md's sync_speed KB/s:KB rebuilt per /proc/mdstat):$series"
 	if r5x_stats md0 >/tmp/r5x.1 2>/dev/null; then
 		note "raid5x counters from the add to the end ($mode): $(awk 'NR == FNR { v[$1] = $2; next } $2 != v[$1] { printf "%s +%d ", $1, $2 - v[$1] }' /tmp/r5x.0 /tmp/r5x.1)"
 	fi
