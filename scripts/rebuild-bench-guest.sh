@@ -54,7 +54,10 @@
 #             which fail the header check); W must hash as before. One
 #             line: "@@RBW pers=P rep=R secs=S fg_mibs=X
 #             fg_mib=WRITTEN_IN_WINDOW member_mib=M speed_min=KB
-#             md_min=KB md_med=KB md_n=SAMPLES fg=stopped|pass
+#             md_min=KB md_min3=KB (lowest sample from 3 s after the
+#             add: md's sync_speed is an average since the start, so early
+#             samples carry the recovery's start-up) md_med=KB
+#             md_n=SAMPLES fg=stopped|pass
 #             after_mibs=X check=MISMATCHES verify=ok|bad witness=ok|bad
 #             verified_mib=V member_rd_mib=R member_wr_mib=W" (the last
 #             two: MiB read and written on the members from the add to the
@@ -167,7 +170,7 @@ fail_out() {
 # members, all five, at the add and at the recovery's end).
 recover() {
 	local dev=$1 mode=$2 pid=${3:-} t0 i=0 a d next ta=0 tb=0 da=0 fg_end=0 series=""
-	R_SPEEDS="" R_WIN_KBS=- R_WIN_S=- R_FG=stopped
+	R_SPEEDS="" R_SPEEDS3="" R_WIN_KBS=- R_WIN_S=- R_FG=stopped
 	mdadm --zero-superblock "$dev" >/dev/null 2>&1 || true
 	md0_written
 	R_W0=$WSEC
@@ -206,7 +209,10 @@ recover() {
 		fi
 		if [ "$NOW" -ge "$next" ] && { [ "$mode" != throttle ] || { [ "$ta" != 0 ] && [ "$tb" = 0 ]; }; }; then
 			read -r d <"$sys/sync_speed"
-			[[ ! $d =~ ^[0-9]+$ ]] || R_SPEEDS+=" $d"
+			if [[ $d =~ ^[0-9]+$ ]]; then
+				R_SPEEDS+=" $d"
+				[ "$NOW" -lt $((t0 + 3000000)) ] || R_SPEEDS3+=" $d"
+			fi
 			mdstat_done
 			series+=" $(((NOW - t0) / 100000)):$d:${DONE:--}"
 			next=$((next + 500000))
@@ -253,7 +259,7 @@ data_same() {
 
 one_run() { # PERS REP
 	local pers=$1 rep=$2 devs out free tmp csecs rsecs mm data st s fgpid rc
-	local ws0 ws1 fgmib fgmibs verify witness vmib wmib_fio after a0 t0
+	local ws0 ws1 fgmib fgmibs verify witness vmib wmib_fio after a0 t0 s3
 	read -r -a devs <<<"$(make_members 5 "$size")" || return 1
 	create_raid5 md0 4 "$chunk" left-symmetric "${devs[@]:0:4}" || return 1
 	if [ "$pers" = raid5x ]; then
@@ -346,6 +352,7 @@ one_run() { # PERS REP
 		md0_written
 		ws1=$WSEC
 		read -r -a s <<<"$(stats "$R_SPEEDS")"
+		read -r -a s3 <<<"$(stats "$R_SPEEDS3")"
 		fgmib=$(awk -v s=$((R_W1 - R_W0)) 'BEGIN { printf "%.1f", s / 2048 }')
 		fgmibs=$(awk -v s=$((R_W1 - R_W0)) -v t="$R_T1" 'BEGIN { printf "%.1f", (t > 0 ? s / 2048 / (t / 1e6) : 0) }')
 		# fio's whole run, against md0's counters over it
@@ -369,7 +376,7 @@ one_run() { # PERS REP
 		fi
 		witness=bad
 		[ "$(region_md5 "$fmib" "$wmib")" = "$w0" ] && witness=ok
-		echo "@@RBW pers=$pers rep=$rep secs=$R_SECS fg_mibs=$fgmibs fg_mib=$fgmib member_mib=$mib speed_min=$smin md_min=${s[0]} md_med=${s[1]} md_n=${s[3]} fg=$R_FG after_mibs=$after check=$mm verify=$verify witness=$witness verified_mib=$vmib member_rd_mib=$(((R_MR1 - R_MR0) / 2048)) member_wr_mib=$(((R_MW1 - R_MW0) / 2048))"
+		echo "@@RBW pers=$pers rep=$rep secs=$R_SECS fg_mibs=$fgmibs fg_mib=$fgmib member_mib=$mib speed_min=$smin md_min=${s[0]} md_min3=${s3[0]} md_med=${s[1]} md_n=${s[3]} fg=$R_FG after_mibs=$after check=$mm verify=$verify witness=$witness verified_mib=$vmib member_rd_mib=$(((R_MR1 - R_MR0) / 2048)) member_wr_mib=$(((R_MW1 - R_MW0) / 2048))"
 		[ "$mm" = 0 ] && [ "$verify" = ok ] && [ "$witness" = ok ] || st=1
 	fi
 	stop_array md0

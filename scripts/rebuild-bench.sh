@@ -134,6 +134,8 @@ awk '
 		k = ++n["w", p]; wmib[p] = f["member_mib"]; smin = f["speed_min"]
 		t["w_secs", p, k] = f["secs"]; t["w_fg", p, k] = f["fg_mibs"]
 		t["w_mdmin", p, k] = f["md_min"]; t["w_mdmed", p, k] = f["md_med"]
+		if (f["md_min3"] ~ /^[0-9]+$/) t["w_mdmin3", p, ++n3[p]] = f["md_min3"]
+		if (f["member_rd_mib"] != "") { t["w_mrd", p, ++nm[p]] = f["member_rd_mib"]; t["w_mwr", p, nm[p]] = f["member_wr_mib"] }
 		t["w_rate", p, k] = f["member_mib"] / f["secs"]
 		if (f["after_mibs"] ~ /^[0-9.]+$/ && f["after_mibs"] > 0) {
 			t["w_after", p, ++na[p]] = f["after_mibs"]
@@ -194,14 +196,14 @@ awk '
 			print ""
 			printf "Spare recovery under foreground random 64 KiB O_DIRECT writes (fio, depth 4, from the add to the end of the recovery, then 5 s on the rebuilt array); speed_limit_min %d KB/s:\n", smin
 			print ""
-			print "| personality | runs | recovery s median (min-max) | member MiB/s (median) | foreground MiB/s median (min-max) | foreground MiB/s after it, no sync (median) | kept: during / after, per run (median) | md sync_speed KB/s: lowest sample, median of run medians | checks |"
-			print "|---|---|---|---|---|---|---|---|---|"
+			print "| personality | runs | recovery s median (min-max) | member MiB/s (median) | foreground MiB/s median (min-max) | foreground MiB/s after it, no sync (median) | kept: during / after, per run (median) | md sync_speed KB/s: lowest sample from 1 s / from 3 s, median of run medians | member MiB read / written during the recovery (median) | checks |"
+			print "|---|---|---|---|---|---|---|---|---|---|"
 			for (q = 1; q <= 2; q++) {
 				p = ps[q]; m = n["w", p]
-				if (!m) { printf "| %s | 0 | - | - | - | - | - | - | no run |\n", p; continue }
+				if (!m) { printf "| %s | 0 | - | - | - | - | - | - | - | no run |\n", p; continue }
 				ws[p] = median("w_secs", p, m); wf[p] = median("w_fg", p, m)
 				wa[p] = na[p] ? median("w_after", p, na[p]) : 0
-				printf "| %s | %d | %.1f (%.1f-%.1f) | %.1f | %.1f (%.1f-%.1f) | %s | %s | %.0f, %.0f | %s%s |\n", p, m, ws[p], lo("w_secs", p, m), hi("w_secs", p, m), median("w_rate", p, m), wf[p], lo("w_fg", p, m), hi("w_fg", p, m), na[p] ? sprintf("%.1f", wa[p]) : "-", na[p] ? sprintf("%.2f", median("w_kept", p, na[p])) : "-", lo("w_mdmin", p, m), median("w_mdmed", p, m), checks("w", p), pass[p] ? ", writer ended first in " pass[p] : ""
+				printf "| %s | %d | %.1f (%.1f-%.1f) | %.1f | %.1f (%.1f-%.1f) | %s | %s | %.0f / %s, %.0f | %s | %s%s |\n", p, m, ws[p], lo("w_secs", p, m), hi("w_secs", p, m), median("w_rate", p, m), wf[p], lo("w_fg", p, m), hi("w_fg", p, m), na[p] ? sprintf("%.1f", wa[p]) : "-", na[p] ? sprintf("%.2f", median("w_kept", p, na[p])) : "-", lo("w_mdmin", p, m), n3[p] ? sprintf("%.0f", lo("w_mdmin3", p, n3[p])) : "-", median("w_mdmed", p, m), nm[p] ? sprintf("%.0f / %.0f", median("w_mrd", p, nm[p]), median("w_mwr", p, nm[p])) : "-", checks("w", p), pass[p] ? ", writer ended first in " pass[p] : ""
 			}
 			print ""
 			if (ws["raid456"] && ws["raid5x"])
