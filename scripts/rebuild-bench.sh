@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# rebuild-bench.sh: check, repair and rebuild time of a 4-member array,
-# raid5x vs raid456 side by side, in one QEMU guest (issues 5 and 16).
+# rebuild-bench.sh: check, repair and rebuild of a 4-member array, raid5x vs
+# raid456 side by side, in one QEMU guest (issues 5 and 16): idle, with md's
+# speed_limit_max lowered, and under foreground writes.
 #
 # usage: scripts/rebuild-bench.sh [options]
 #   --reps N        repetitions, personalities interleaved (3)
@@ -8,16 +9,35 @@
 #   --chunk KB      chunk size (512)
 #   --speed-min KB  /proc/sys/dev/raid/speed_limit_min (1000, md's default)
 #   --speed-max KB  /proc/sys/dev/raid/speed_limit_max (2000000: high enough
-#                   that the personality, not md's throttle, is the limit)
+#                   that the personality, not md's throttle, is the limit;
+#                   md's default is 200000)
+#   --scenarios L   comma-separated, run in this order on one array per run
+#                   (idle):
+#                     idle      check, repair, then a spare recovery, timed
+#                     throttle  a spare recovery under speed_limit_max
+#                               --throttle KB/s: its measured rate
+#                     write     a spare recovery while fio writes the array:
+#                               recovery time and foreground MiB/s
+#                   all = idle,throttle,write
+#   --throttle KB   speed_limit_max of the throttle scenario (5000)
+#   --throttle-secs S  how long its rate is measured (10; from 2 s after
+#                   the add; then the limit goes back and the recovery ends)
 #   --ko FILE       module (default ./md-raid5x.ko after `make`)
 #   --mem MB        guest memory (3072)
 #   --log FILE      console log (build/logs/rebuild-bench.log)
-# Each run: clean array, written full (fio O_DIRECT), member 1 failed and
-# removed, a spare added; the recovery is timed from the add to
-# sync_action idle; then `check` under the same personality must give
-# mismatch_cnt 0 and the array must hash as before. Prints one line per run
-# and a Markdown table: median seconds and MiB/s (member data rebuilt per
-# second). Exit 1 if any run failed its checks, 2 if the guest failed.
+# Each run: clean array, written full (fio O_DIRECT, random bytes); every
+# recovery fails and removes slot 1's member and adds a free member as a
+# spare, timed from the add to sync_action idle; then `check` under the
+# same personality must give mismatch_cnt 0 and the data must verify (the
+# regions not written since the fill hash as before; what the foreground
+# writer wrote is replayed and verified by fio). The scenarios in detail:
+# scripts/rebuild-bench-guest.sh. Prints one line per run and scenario and
+# Markdown tables: medians, raid5x/raid456 ratios; the throttle's measured
+# rate against the limit; under writes, the foreground MiB/s over the
+# recovery and md's sync_speed against speed_limit_min (md holds a sync
+# back for other I/O only while it runs above that minimum; it does not
+# promise to reach it). Exit 1 if any run failed its checks, 2 if the
+# guest failed.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 top=$(cd "$here/.." && pwd)
@@ -32,6 +52,7 @@ usage() {
 	exit 64
 }
 reps=3 size=256 chunk=512 smin=1000 smax=2000000 ko="" mem=3072
+scen=idle thr=5000 thr_s=10
 logf=${BUILD:-$top/build}/logs/rebuild-bench.log
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -40,6 +61,9 @@ while [ $# -gt 0 ]; do
 	--chunk) chunk=${2:?}; shift 2 ;;
 	--speed-min) smin=${2:?}; shift 2 ;;
 	--speed-max) smax=${2:?}; shift 2 ;;
+	--scenarios) scen=${2:?}; shift 2 ;;
+	--throttle) thr=${2:?}; shift 2 ;;
+	--throttle-secs) thr_s=${2:?}; shift 2 ;;
 	--ko) ko=${2:?}; shift 2 ;;
 	--mem) mem=${2:?}; shift 2 ;;
 	--log) logf=${2:?}; shift 2 ;;
@@ -47,8 +71,15 @@ while [ $# -gt 0 ]; do
 	*) echo "rebuild-bench.sh: unknown argument $1" >&2; usage ;;
 	esac
 done
-for v in "$reps" "$size" "$chunk" "$smin" "$smax" "$mem"; do
+for v in "$reps" "$size" "$chunk" "$smin" "$smax" "$thr" "$thr_s" "$mem"; do
 	[[ $v =~ ^[1-9][0-9]*$ ]] || { echo "rebuild-bench.sh: '$v' is not a positive number" >&2; exit 64; }
+done
+[ "$scen" != all ] || scen=idle,throttle,write
+for v in ${scen//,/ }; do
+	case $v in
+	idle|throttle|write) ;;
+	*) echo "rebuild-bench.sh: unknown scenario '$v' (idle, throttle, write, all)" >&2; exit 64 ;;
+	esac
 done
 # the members live on the guest's /tmp, a tmpfs of half its memory
 [ $((size * 5 + 64)) -lt $((mem / 2)) ] ||
@@ -63,53 +94,122 @@ mkdir -p "$(dirname "$logf")"
 snap=$(mktemp -d)
 trap 'rm -rf "$snap"' EXIT
 cp "$ko" "$snap/md-raid5x.ko"   # a rebuild of the tree cannot change it mid-run
+# the guest's time: per run 360 s for idle, 300 for write, and the
+# throttled window plus 300 for throttle
+per=0
+[[ ,$scen, != *,idle,* ]] || per=$((per + 360))
+[[ ,$scen, != *,throttle,* ]] || per=$((per + thr_s + 300))
+[[ ,$scen, != *,write,* ]] || per=$((per + 300))
 st=0
 GUEST_QUIET=1 scripts/guest.sh --ko "$snap/md-raid5x.ko" --mem "$mem" \
-	--timeout $((reps * 2 * 360 + 120)) --log "$logf" \
+	--timeout $((reps * 2 * per + 120)) --log "$logf" \
 	scripts/rebuild-bench-guest.sh "$reps" "$size" "$chunk" "$smin" "$smax" \
-	raid456 raid5x || st=$?
-grep '^@@RB ' "$logf" | awk '!seen[$0]++' | sed 's/^@@RB /  /'
+	"$scen" "$thr" "$thr_s" raid456 raid5x || st=$?
+# a console line seen twice counts once
+grep -E '^@@RB[TW]? ' "$logf" | awk '!seen[$0]++' >"$snap/lines" || true
+sed 's/^@@RB[TW]* /  /' "$snap/lines"
 echo
-echo "Check, repair and rebuild of a 4-member array ($size MiB members, chunk ${chunk}K,"
-echo "speed_limit_min/max $smin/$smax KB/s, $reps runs each, interleaved; module $(modinfo -F srcversion "$ko" 2>/dev/null || echo '?'))"
-echo
-grep '^@@RB ' "$logf" | awk '
-	{ for (i = 2; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
+echo "Rebuild benchmark of a 4-member array ($size MiB members, chunk ${chunk}K,"
+echo "speed_limit_min/max $smin/$smax KB/s, scenarios $scen, $reps runs each, interleaved;"
+echo "module $(modinfo -F srcversion "$ko" 2>/dev/null || echo '?'))"
+awk '
+	{ tag = $1
+	  delete f
+	  for (i = 2; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
 	  p = f["pers"]
-	  if (seen[p, f["rep"]]++) next   # a console line seen twice
-	  if (f["secs"] != "-") {
-		n[p]++; mib[p] = f["member_mib"]
-		t["recovery", p, n[p]] = f["secs"]
-		t["check", p, n[p]] = f["check_secs"]
-		t["repair", p, n[p]] = f["repair_secs"]
-	  }
-	  if (f["check"] != "0" || f["data"] != "ok") bad[p]++ }
-	function median(o, p,   i, j, k, a, m) {
-		m = n[p]
-		for (i = 1; i <= m; i++) a[i] = t[o, p, i]
-		for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++) if (a[j] < a[i]) { k = a[i]; a[i] = a[j]; a[j] = k }
+	  if (tag == "@@RB") {
+		if (f["secs"] != "-") {
+			k = ++n["idle", p]; mib[p] = f["member_mib"]
+			t["recovery", p, k] = f["secs"]
+			t["check", p, k] = f["check_secs"]
+			t["repair", p, k] = f["repair_secs"]
+		}
+		if (f["check"] != "0" || f["data"] != "ok") bad["idle", p]++
+	  } else if (tag == "@@RBT") {
+		k = ++n["thr", p]; limit = f["limit"]
+		t["thr_kbs", p, k] = f["kbs"]; t["thr_md", p, k] = f["md_med"]
+		t["thr_mdmax", p, k] = f["md_max"]; t["thr_win", p, k] = f["win_s"]
+		if (f["check"] != "0" || f["data"] != "ok") bad["thr", p]++
+	  } else if (tag == "@@RBW") {
+		k = ++n["w", p]; wmib[p] = f["member_mib"]; smin = f["speed_min"]
+		t["w_secs", p, k] = f["secs"]; t["w_fg", p, k] = f["fg_mibs"]
+		t["w_mdmin", p, k] = f["md_min"]; t["w_mdmed", p, k] = f["md_med"]
+		if (f["md_min3"] ~ /^[0-9]+$/) t["w_mdmin3", p, ++n3[p]] = f["md_min3"]
+		if (f["member_rd_mib"] != "") { t["w_mrd", p, ++nm[p]] = f["member_rd_mib"]; t["w_mwr", p, nm[p]] = f["member_wr_mib"] }
+		t["w_rate", p, k] = f["member_mib"] / f["secs"]
+		if (f["after_mibs"] ~ /^[0-9.]+$/ && f["after_mibs"] > 0) {
+			t["w_after", p, ++na[p]] = f["after_mibs"]
+			t["w_kept", p, na[p]] = f["fg_mibs"] / f["after_mibs"]
+		}
+		if (f["fg"] != "stopped") pass[p]++
+		if (f["check"] != "0" || f["verify"] != "ok" || f["witness"] != "ok") bad["w", p]++
+	  } }
+	function sorted(o, p, m,   i, j, x) {   # t[o, p, 1..m] into a[1..m]
+		for (i = 1; i <= m; i++) a[i] = t[o, p, i] + 0
+		for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++) if (a[j] < a[i]) { x = a[i]; a[i] = a[j]; a[j] = x }
+	}
+	function median(o, p, m) {
+		sorted(o, p, m)
 		return (m % 2) ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2
 	}
+	function lo(o, p, m) { sorted(o, p, m); return a[1] }
+	function hi(o, p, m) { sorted(o, p, m); return a[m] }
+	function checks(s, p) { return bad[s, p] ? bad[s, p] " failed" : "all ok" }
 	END {
-		print "| action | personality | runs | median s | min s | max s | MiB/s per member (median) | checks |"
-		print "|---|---|---|---|---|---|---|---|"
-		split("check repair recovery", ops, " ")
-		for (x = 1; x <= 3; x++) {
-			o = ops[x]
+		split("raid456 raid5x", ps, " ")
+		if (n["idle", "raid456"] + n["idle", "raid5x"]) {
+			print ""
+			print "Idle array (check and repair of the clean array, then a spare recovery):"
+			print ""
+			print "| action | personality | runs | median s | min s | max s | MiB/s per member (median) | checks |"
+			print "|---|---|---|---|---|---|---|---|"
+			split("check repair recovery", ops, " ")
+			for (x = 1; x <= 3; x++) {
+				o = ops[x]
+				for (q = 1; q <= 2; q++) {
+					p = ps[q]; m = n["idle", p]
+					if (!m) { printf "| %s | %s | 0 | - | - | - | - | no run |\n", o, p; continue }
+					md = median(o, p, m)
+					printf "| %s | %s | %d | %.1f | %.1f | %.1f | %.0f | %s |\n", o, p, m, md, lo(o, p, m), hi(o, p, m), mib[p] / md, checks("idle", p)
+					med[o, p] = md
+				}
+			}
+			print ""
+			for (x = 1; x <= 3; x++)
+				if (med[ops[x], "raid456"] && med[ops[x], "raid5x"])
+					printf "raid5x speed / raid456 speed, %s: %.2f\n", ops[x], med[ops[x], "raid456"] / med[ops[x], "raid5x"]
+		}
+		if (n["thr", "raid456"] + n["thr", "raid5x"]) {
+			print ""
+			printf "Recovery under speed_limit_max %d KB/s (idle array): rate measured from /proc/mdstat over the window, md sync_speed samples in it:\n", limit
+			print ""
+			print "| personality | runs | window s (median) | measured KB/s median (min-max) | measured / limit | md sync_speed KB/s, median of run medians (highest sample) | checks |"
+			print "|---|---|---|---|---|---|---|"
 			for (q = 1; q <= 2; q++) {
-				p = (q == 1) ? "raid456" : "raid5x"
-				if (!n[p]) { printf "| %s | %s | 0 | - | - | - | - | no run |\n", o, p; continue }
-				md = median(o, p); lo = hi = t[o, p, 1]
-				for (i = 2; i <= n[p]; i++) { if (t[o, p, i] < lo) lo = t[o, p, i]; if (t[o, p, i] > hi) hi = t[o, p, i] }
-				printf "| %s | %s | %d | %.1f | %.1f | %.1f | %.0f | %s |\n", o, p, n[p], md, lo, hi, mib[p] / md, bad[p] ? bad[p] " failed" : "all ok"
-				med[o, p] = md
+				p = ps[q]; m = n["thr", p]
+				if (!m) { printf "| %s | 0 | - | - | - | - | no run |\n", p; continue }
+				md = median("thr_kbs", p, m)
+				printf "| %s | %d | %.1f | %.0f (%.0f-%.0f) | %.2f | %.0f (%.0f) | %s |\n", p, m, median("thr_win", p, m), md, lo("thr_kbs", p, m), hi("thr_kbs", p, m), md / limit, median("thr_md", p, m), hi("thr_mdmax", p, m), checks("thr", p)
 			}
 		}
-		print ""
-		for (x = 1; x <= 3; x++)
-			if (med[ops[x], "raid456"] && med[ops[x], "raid5x"])
-				printf "raid5x speed / raid456 speed, %s: %.2f\n", ops[x], med[ops[x], "raid456"] / med[ops[x], "raid5x"]
-	}'
+		if (n["w", "raid456"] + n["w", "raid5x"]) {
+			print ""
+			printf "Spare recovery under foreground random 64 KiB O_DIRECT writes (fio, depth 4, from the add to the end of the recovery, then 5 s on the rebuilt array); speed_limit_min %d KB/s:\n", smin
+			print ""
+			print "| personality | runs | recovery s median (min-max) | member MiB/s (median) | foreground MiB/s median (min-max) | foreground MiB/s after it, no sync (median) | kept: during / after, per run (median) | md sync_speed KB/s: lowest sample from 1 s / from 3 s, median of run medians | member MiB read / written during the recovery (median) | checks |"
+			print "|---|---|---|---|---|---|---|---|---|---|"
+			for (q = 1; q <= 2; q++) {
+				p = ps[q]; m = n["w", p]
+				if (!m) { printf "| %s | 0 | - | - | - | - | - | - | - | no run |\n", p; continue }
+				ws[p] = median("w_secs", p, m); wf[p] = median("w_fg", p, m)
+				wa[p] = na[p] ? median("w_after", p, na[p]) : 0
+				printf "| %s | %d | %.1f (%.1f-%.1f) | %.1f | %.1f (%.1f-%.1f) | %s | %s | %.0f / %s, %.0f | %s | %s%s |\n", p, m, ws[p], lo("w_secs", p, m), hi("w_secs", p, m), median("w_rate", p, m), wf[p], lo("w_fg", p, m), hi("w_fg", p, m), na[p] ? sprintf("%.1f", wa[p]) : "-", na[p] ? sprintf("%.2f", median("w_kept", p, na[p])) : "-", lo("w_mdmin", p, m), n3[p] ? sprintf("%.0f", lo("w_mdmin3", p, n3[p])) : "-", median("w_mdmed", p, m), nm[p] ? sprintf("%.0f / %.0f", median("w_mrd", p, nm[p]), median("w_mwr", p, nm[p])) : "-", checks("w", p), pass[p] ? ", writer ended first in " pass[p] : ""
+			}
+			print ""
+			if (ws["raid456"] && ws["raid5x"])
+				printf "raid5x / raid456 under writes: recovery speed %.2f, foreground MiB/s %.2f%s\n", ws["raid456"] / ws["raid5x"], wf["raid5x"] / wf["raid456"], (wa["raid456"] && wa["raid5x"]) ? sprintf("; foreground MiB/s after it, no sync: %.2f", wa["raid5x"] / wa["raid456"]) : ""
+		}
+	}' "$snap/lines"
 if [ "$st" = 1 ]; then
 	echo "rebuild-bench.sh: a run failed its checks (log $logf)" >&2
 	exit 1
