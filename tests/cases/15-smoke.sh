@@ -25,13 +25,8 @@ tap_check "mixed writes verify (seq 48k full stripes, rand 4k, odd sizes)" \
 grep -E 'err=|verify|bad' /tmp/fio-mixed.out | sed 's/^/# /' || true
 tap_check "resize the stripe cache under buffered I/O" sh -c \
 	"dd if=/dev/urandom of=/dev/md0 bs=64k count=64 seek=8 2>/dev/null & echo 64 > $sys/stripe_cache_size; wait; echo 1024 > $sys/stripe_cache_size; sync"
-# check_zero: md's check under raid5x finds mismatch_cnt 0
-check_zero() {
-	wait_idle md0 600 && echo check >"$sys/sync_action" && sleep 0.5 &&
-		wait_idle md0 600 && [ "$(cat "$sys/mismatch_cnt")" = 0 ]
-}
 sum=$(md5sum </dev/md0)
-tap_check "check under raid5x: mismatch_cnt 0" check_zero
+tap_check "check under raid5x: mismatch_cnt 0" md_check_zero md0
 mdadm /dev/md0 --fail "${devs[2]}" >/dev/null 2>&1
 tap_check "degraded read: same bytes" test "$(md5sum </dev/md0)" = "$sum"
 tap_check "degraded writes verify" fio --eta=never --output=/dev/null \
@@ -46,5 +41,5 @@ sleep 1
 wait_idle md0 600 || true
 tap_check "spare rebuilt by raid5x" grep -q '\[4/4\] \[UUUU\]' /proc/mdstat
 tap_check "rebuilt array: same bytes" test "$(md5sum </dev/md0)" = "$sum"
-tap_check "check after rebuild: mismatch_cnt 0" check_zero
+tap_check "check after rebuild: mismatch_cnt 0" md_check_zero md0
 tap_done

@@ -26,11 +26,6 @@ to_raid5x_workers() {
 	to_raid5x md0 && echo "$1" >"$sys/worker_threads" &&
 		[ "$(cat "$sys/worker_threads")" = "$1" ]
 }
-# raid5x_check_zero: md's check under raid5x finds mismatch_cnt 0
-raid5x_check_zero() {
-	wait_idle md0 600 && echo check >"$sys/sync_action" && gl_nap 0.5 &&
-		wait_idle md0 600 && [ "$(cat "$sys/mismatch_cnt")" = 0 ]
-}
 # handled_by_workers: some stripes were handled outside raid5xd
 handled_by_workers() {
 	local n
@@ -80,7 +75,7 @@ r5x_check "mixed writes verify with 2 workers" \
 	--name=odd --rw=randwrite --bsrange=512-36k --blockalign=512 \
 	--offset=40M --size=8M --io_size=4M
 r5x_check "workers handled stripes" handled_by_workers
-r5x_check "check under raid5x with workers: mismatch_cnt 0" raid5x_check_zero
+r5x_check "check under raid5x with workers: mismatch_cnt 0" md_check_zero md0
 r5x_check "worker_threads 0, 8, 1, 2 under verified writes" change_under_writes
 mdadm /dev/md0 --fail "${devs[2]}" >/dev/null 2>&1
 r5x_check "degraded writes verify with workers" \
@@ -91,7 +86,7 @@ wipefs -a "${devs[4]}" >/dev/null 2>&1 || true
 mdadm /dev/md0 --add "${devs[4]}" >/dev/null
 gl_nap 1
 r5x_check "spare rebuilt with workers" rebuilt
-r5x_check "check after the rebuild: mismatch_cnt 0" raid5x_check_zero
+r5x_check "check after the rebuild: mismatch_cnt 0" md_check_zero md0
 sum=$(md_md5 md0)
 stop_array md0
 mdadm --assemble /dev/md0 --run "${devs[0]}" "${devs[1]}" "${devs[3]}" "${devs[4]}" >/dev/null 2>&1

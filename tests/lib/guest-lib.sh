@@ -434,6 +434,17 @@ wait_idle() {
 	done
 }
 
+# md_check_zero MD: md's check under whatever personality runs MD (raid5x
+# too) finds mismatch_cnt 0.
+md_check_zero() {
+	local sys mm
+	sys=$(md_sys "$1")
+	wait_idle "$1" 600 && echo check >"$sys/sync_action" && gl_nap 0.5 &&
+		wait_idle "$1" 600 || return 1
+	mm=$(cat "$sys/mismatch_cnt")
+	[ "$mm" = 0 ] || { note "md_check_zero: $1 mismatch_cnt=$mm"; return 1; }
+}
+
 # check_parity MD: run a parity check (array must run under raid456) and
 # require mismatch_cnt == 0.
 check_parity() {
