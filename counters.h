@@ -15,6 +15,7 @@
 	X(preread_blocks,  "member blocks read to complete a partial write") \
 	X(read_blocks,     "member blocks read for array reads via the cache") \
 	X(write_blocks,    "member blocks written (data and parity)")	\
+	X(member_bios,     "member bios sent by stripe handling (merge_member_io joins blocks)") \
 	X(rmw_stripes,     "stripes written by read-modify-write")	\
 	X(rcw_stripes,     "stripes written by reconstruct-write")	\
 	X(full_stripes,    "stripes written with every data block overwritten") \

@@ -36,6 +36,7 @@
 #include "stripe_cache.h"
 #include "delay_list.h"
 #include "plug.h"
+#include "iobatch.h"
 #include "members.h"
 #include "workers.h"
 
@@ -950,10 +951,13 @@ static int __init raid5x_init(void)
 	err = r5x_bref_pool_init();
 	if (err)
 		goto out_wbioset;
+	err = r5x_iob_init();
+	if (err)
+		goto out_bref;
 	r5x_retry_wq = alloc_workqueue("raid5x_retry", WQ_MEM_RECLAIM | WQ_UNBOUND, 0);
 	if (!r5x_retry_wq) {
 		err = -ENOMEM;
-		goto out_pool;
+		goto out_iob;
 	}
 	err = r5x_register_pers(&raid5x_personality);
 	if (err)
@@ -969,7 +973,9 @@ out_pers:
 	r5x_unregister_pers(&raid5x_personality);
 out_wq:
 	destroy_workqueue(r5x_retry_wq);
-out_pool:
+out_iob:
+	r5x_iob_exit();
+out_bref:
 	r5x_bref_pool_exit();
 out_wbioset:
 	bioset_exit(&r5x_wbio_set);
@@ -984,6 +990,7 @@ static void __exit raid5x_exit(void)
 		r5x_unregister_pers(&raid5x_claim_personality);
 	r5x_unregister_pers(&raid5x_personality);
 	destroy_workqueue(r5x_retry_wq);
+	r5x_iob_exit();
 	r5x_bref_pool_exit();
 	bioset_exit(&r5x_wbio_set);
 	bioset_exit(&r5x_aread_set);

@@ -28,6 +28,8 @@
  *   plug.c            stripes held under the submitter's block plug
  *   stripe_cache.c    pool, hash, references, the lists themselves
  *   members.c         which member serves a slot, and its state
+ *   iobatch.c         a handler's one-page member bios joined into
+ *                     multi-page ones (and split again on an error)
  *   geometry.c, parity.c, policy.c, delay_policy.c, plug_policy.c: pure
  *                     functions, no state of their own (KUnit-tested)
  *
@@ -323,7 +325,9 @@ extern struct md_personality raid5x_personality;
 bool r5x_is_ours(struct mddev *mddev);
 
 /* stripe_handle.c */
-void r5x_handle_stripe(struct r5x_stripe *sh, void *scratch);
+struct r5x_iobatch;
+void r5x_handle_stripe(struct r5x_stripe *sh, void *scratch,
+		       struct r5x_iobatch *iob);
 void r5x_attach_bio(struct r5x_stripe *sh, int disk, struct bio *bio,
 		    sector_t lsector, bool write);
 int r5x_bref_pool_init(void);

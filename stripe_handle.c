@@ -41,6 +41,7 @@
 #include "delay_list.h"
 #include "members.h"
 #include "policy.h"
+#include "iobatch.h"
 
 #define FULL_MASK	((u8)((1u << R5X_STRIPE_SECTORS) - 1))
 
@@ -699,7 +700,7 @@ static bool skip_bad_write(struct r5x_stripe *sh, struct r5x_dev *dev,
 /* Set up @bio for @dev's page at member @rdev and send it. */
 static void send_page(struct r5x_stripe *sh, struct r5x_dev *dev,
 		      struct bio *bio, struct md_rdev *rdev, blk_opf_t opf,
-		      bool sync)
+		      bool sync, struct r5x_iobatch *iob)
 {
 	atomic_inc(&sh->io_pending);
 	atomic_inc(&sh->count);
@@ -712,12 +713,12 @@ static void send_page(struct r5x_stripe *sh, struct r5x_dev *dev,
 		r5x_sync_acct(rdev->bdev, R5X_STRIPE_SECTORS);
 	if (op_is_write(opf))
 		r5x_count(sh->conf, write_blocks, 1);
-	submit_bio_noacct(bio);
+	r5x_iob_submit(iob, bio);
 }
 
 /* Every write to a slot goes to its replacement too, if it has one. */
 static void submit_repl_write(struct r5x_stripe *sh, int i, blk_opf_t opf,
-			      bool sync)
+			      bool sync, struct r5x_iobatch *iob)
 {
 	struct r5x_dev *dev = &sh->dev[i];
 	struct md_rdev *rrdev = r5x_get_repl(sh->conf, i);
@@ -729,10 +730,11 @@ static void submit_repl_write(struct r5x_stripe *sh, int i, blk_opf_t opf,
 		return;
 	}
 	dev->rrdev = rrdev;
-	send_page(sh, dev, dev->rreq, rrdev, opf, sync);
+	send_page(sh, dev, dev->rreq, rrdev, opf, sync, iob);
 }
 
-static void submit_member_io(struct r5x_stripe *sh, int i, blk_opf_t opf)
+static void submit_member_io(struct r5x_stripe *sh, int i, blk_opf_t opf,
+			     struct r5x_iobatch *iob)
 {
 	struct r5x_conf *conf = sh->conf;
 	struct r5x_dev *dev = &sh->dev[i];
@@ -744,7 +746,7 @@ static void submit_member_io(struct r5x_stripe *sh, int i, blk_opf_t opf)
 	if (WARN_ON_ONCE(test_bit(R5X_DEV_LOCKED, &dev->flags)))
 		return;
 	if (op_is_write(opf)) {
-		submit_repl_write(sh, i, opf, sync);
+		submit_repl_write(sh, i, opf, sync, iob);
 		if (test_and_clear_bit(R5X_DEV_REPLONLY, &dev->flags))
 			return;
 	}
@@ -773,11 +775,12 @@ static void submit_member_io(struct r5x_stripe *sh, int i, blk_opf_t opf)
 		set_bit(R5X_DEV_REWRITE, &dev->flags);
 	dev->rdev = rdev;
 	set_bit(R5X_DEV_LOCKED, &dev->flags);
-	send_page(sh, dev, dev->req, rdev, opf, sync);
+	send_page(sh, dev, dev->req, rdev, opf, sync, iob);
 }
 
 static void submit_io(struct r5x_stripe *sh, unsigned long reads,
-		      unsigned long writes, blk_opf_t wflags)
+		      unsigned long writes, blk_opf_t wflags,
+		      struct r5x_iobatch *iob)
 {
 	int i;
 
@@ -786,9 +789,9 @@ static void submit_io(struct r5x_stripe *sh, unsigned long reads,
 	/* hold io_pending up so a fast completion cannot re-queue us early */
 	atomic_inc(&sh->io_pending);
 	for_each_set_bit(i, &reads, R5X_MAX_DISKS)
-		submit_member_io(sh, i, REQ_OP_READ);
+		submit_member_io(sh, i, REQ_OP_READ, iob);
 	for_each_set_bit(i, &writes, R5X_MAX_DISKS)
-		submit_member_io(sh, i, REQ_OP_WRITE | wflags);
+		submit_member_io(sh, i, REQ_OP_WRITE | wflags, iob);
 	/* all completed already (or none could be sent): look again */
 	if (atomic_dec_and_test(&sh->io_pending))
 		set_bit(R5X_STRIPE_HANDLE, &sh->state);
@@ -1026,7 +1029,7 @@ static void write_failed(struct r5x_stripe *sh, int i)
 }
 
 /* Before a stripe's data writes: its bitmap bits must be on disk. */
-static void bitmap_flush(struct r5x_stripe *sh)
+static void bitmap_flush(struct r5x_stripe *sh, struct r5x_iobatch *iob)
 {
 	struct r5x_conf *conf = sh->conf;
 	unsigned long seq;
@@ -1035,6 +1038,8 @@ static void bitmap_flush(struct r5x_stripe *sh)
 	    READ_ONCE(sh->bm_seq) <= READ_ONCE(conf->bm_flushed))
 		return;
 	seq = atomic_long_read(&conf->bm_seq);
+	/* it waits for the bitmap writes: earlier stripes' I/O goes first */
+	r5x_iob_flush(iob);
 	r5x_bm_unplug(conf->mddev);
 	/*
 	 * Every startwrite up to @seq is on disk now.  Handlers race here;
@@ -1044,7 +1049,8 @@ static void bitmap_flush(struct r5x_stripe *sh)
 		WRITE_ONCE(conf->bm_flushed, seq);
 }
 
-void r5x_handle_stripe(struct r5x_stripe *sh, void *scratch)
+void r5x_handle_stripe(struct r5x_stripe *sh, void *scratch,
+		       struct r5x_iobatch *iob)
 {
 	struct r5x_conf *conf = sh->conf;
 	struct r5x_plan p = { .compute = -1, .scratch = scratch };
@@ -1101,8 +1107,8 @@ void r5x_handle_stripe(struct r5x_stripe *sh, void *scratch)
 	else
 		writes = p.rewrite;
 	if (p.drained)
-		bitmap_flush(sh);
-	submit_io(sh, p.want_read, writes, p.fua ? REQ_FUA : 0);
+		bitmap_flush(sh, iob);
+	submit_io(sh, p.want_read, writes, p.fua ? REQ_FUA : 0, iob);
 	if (p.sync_now) {
 		if (writes)
 			set_bit(R5X_STRIPE_SYNC_WRITING, &sh->state);

@@ -24,6 +24,7 @@
 #include "workers.h"
 #include "delay_list.h"
 #include "stripe_cache.h"
+#include "iobatch.h"
 
 /*
  * Handle stripes until none is ready: raid5xd's loop and each worker's.
@@ -32,20 +33,23 @@
 int r5x_handle_ready(struct r5x_conf *conf, void *scratch)
 {
 	struct r5x_stripe *sh;
+	struct r5x_iobatch iob;
 	struct blk_plug plug;
 	int n = 0;
 
+	r5x_iob_start(&iob, &conf->stats.v[R5X_C_member_bios]);
 	blk_start_plug(&plug);
 	spin_lock_irq(&conf->lock);
 	while ((sh = r5x_next_stripe(conf))) {
 		spin_unlock_irq(&conf->lock);
-		r5x_handle_stripe(sh, scratch);
+		r5x_handle_stripe(sh, scratch, &iob);
 		r5x_release_stripe(sh);
 		n++;
 		cond_resched();
 		spin_lock_irq(&conf->lock);
 	}
 	spin_unlock_irq(&conf->lock);
+	r5x_iob_flush(&iob);
 	blk_finish_plug(&plug);
 	return n;
 }

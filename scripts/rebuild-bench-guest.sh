@@ -3,7 +3,8 @@
 # rebuild-bench-guest.sh: the guest half of scripts/rebuild-bench.sh.
 #
 # usage: rebuild-bench-guest.sh REPS SIZE_MB CHUNK_KB SPEED_MIN SPEED_MAX
-#                               SCENARIOS THROTTLE_KB THROTTLE_S PERS...
+#                               SCENARIOS THROTTLE_KB THROTTLE_S CACHE PERS...
+# CACHE: stripe_cache_size set on each array once it runs (0: leave it).
 # SCENARIOS: a comma-separated list of idle, throttle, write; they run in
 # that order, one after the other, on the same array.
 #
@@ -67,7 +68,8 @@
 . /lib/guest-lib.sh
 reps=${1:?reps} size=${2:?size} chunk=${3:?chunk} smin=${4:?} smax=${5:?}
 scen=${6:?scenarios} thr=${7:?throttle KB/s} thr_s=${8:?throttle seconds}
-shift 8
+cache=${9:?stripe_cache_size}
+shift 9
 after_s=5   # write: how long the writer goes on once the recovery is over
 [ $# -ge 1 ] || { echo "no personality" >&2; exit 64; }
 load_md
@@ -267,6 +269,13 @@ one_run() { # PERS REP
 	fi
 	[ "$(md_level md0)" = "$([ "$pers" = raid5x ] && echo raid5x || echo raid5)" ] ||
 		{ note "$pers: level is $(md_level md0)"; return 1; }
+	if [ "$cache" != 0 ]; then
+		echo "$cache" >"$sys/stripe_cache_size" || true
+		if [ "$(cat "$sys/stripe_cache_size")" != "$cache" ]; then
+			note "$pers: stripe_cache_size $cache not taken"
+			return 1
+		fi
+	fi
 	fio --eta=never --name=fill --filename=/dev/md0 --rw=write --bs=1M \
 		--direct=1 --ioengine=libaio --iodepth=4 --size=100% \
 		--output=/dev/null || return 1

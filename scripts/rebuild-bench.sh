@@ -20,6 +20,9 @@
 #                               recovery time and foreground MiB/s
 #                   all = idle,throttle,write
 #   --throttle KB   speed_limit_max of the throttle scenario (5000)
+#   --cache N       stripe_cache_size of both arrays (0: each one's
+#                   default), e.g. small, so the recovery and the writer
+#                   compete for stripes
 #   --throttle-secs S  how long its rate is measured (10; from 2 s after
 #                   the add; then the limit goes back and the recovery ends)
 #   --ko FILE       module (default ./md-raid5x.ko after `make`)
@@ -52,7 +55,7 @@ usage() {
 	exit 64
 }
 reps=3 size=256 chunk=512 smin=1000 smax=2000000 ko="" mem=3072
-scen=idle thr=5000 thr_s=10
+scen=idle thr=5000 thr_s=10 cache=0
 logf=${BUILD:-$top/build}/logs/rebuild-bench.log
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -64,6 +67,7 @@ while [ $# -gt 0 ]; do
 	--scenarios) scen=${2:?}; shift 2 ;;
 	--throttle) thr=${2:?}; shift 2 ;;
 	--throttle-secs) thr_s=${2:?}; shift 2 ;;
+	--cache) cache=${2:?}; shift 2 ;;
 	--ko) ko=${2:?}; shift 2 ;;
 	--mem) mem=${2:?}; shift 2 ;;
 	--log) logf=${2:?}; shift 2 ;;
@@ -74,6 +78,7 @@ done
 for v in "$reps" "$size" "$chunk" "$smin" "$smax" "$thr" "$thr_s" "$mem"; do
 	[[ $v =~ ^[1-9][0-9]*$ ]] || { echo "rebuild-bench.sh: '$v' is not a positive number" >&2; exit 64; }
 done
+[[ $cache =~ ^(0|[1-9][0-9]*)$ ]] || { echo "rebuild-bench.sh: --cache '$cache' is not a number" >&2; exit 64; }
 [ "$scen" != all ] || scen=idle,throttle,write
 for v in ${scen//,/ }; do
 	case $v in
@@ -104,13 +109,13 @@ st=0
 GUEST_QUIET=1 scripts/guest.sh --ko "$snap/md-raid5x.ko" --mem "$mem" \
 	--timeout $((reps * 2 * per + 120)) --log "$logf" \
 	scripts/rebuild-bench-guest.sh "$reps" "$size" "$chunk" "$smin" "$smax" \
-	"$scen" "$thr" "$thr_s" raid456 raid5x || st=$?
+	"$scen" "$thr" "$thr_s" "$cache" raid456 raid5x || st=$?
 # a console line seen twice counts once
 grep -E '^@@RB[TW]? ' "$logf" | awk '!seen[$0]++' >"$snap/lines" || true
 sed 's/^@@RB[TW]* /  /' "$snap/lines"
 echo
 echo "Rebuild benchmark of a 4-member array ($size MiB members, chunk ${chunk}K,"
-echo "speed_limit_min/max $smin/$smax KB/s, scenarios $scen, $reps runs each, interleaved;"
+echo "speed_limit_min/max $smin/$smax KB/s, scenarios $scen, $reps runs each, interleaved;$([ "$cache" = 0 ] || echo " stripe_cache_size $cache;")"
 echo "module $(modinfo -F srcversion "$ko" 2>/dev/null || echo '?'))"
 awk '
 	{ tag = $1

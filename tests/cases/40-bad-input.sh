@@ -9,6 +9,8 @@
 #   raid5x's own tunables (preread_batch, seq_delay_ms, stall_grace_ms,
 #   wake_batch_pct, worker_threads): one value in range accepted, each bound + 1, -1 and
 #   text refused, value unchanged
+#   module parameter merge_member_io (bool, writable): abc and 2 refused,
+#   value unchanged
 #   rmmod md-raid5x with a running raid5x array fails; the array stays
 #   raid5x and readable; after stopping it, rmmod succeeds.
 # timeout: 300
@@ -30,7 +32,7 @@ for t in "${tunables[@]}"; do
 	read -r -a w <<<"$t"
 	ntun=$((ntun + ${#w[@]} - 2))
 done
-tap_plan $((1 + 2 + ${#bad_scs[@]} + ntun + 3 + 1))
+tap_plan $((1 + 2 + ${#bad_scs[@]} + ntun + 2 + 3 + 1))
 load_md
 
 read -r -a devs <<<"$(make_members 4 32)"
@@ -75,6 +77,10 @@ for t in "${tunables[@]}"; do
 	done
 done
 # (geometries and features raid5x refuses: 70-refusals)
+for v in abc 2; do
+	r5x_check "module parameter merge_member_io='$v' refused" \
+		refused /sys/module/md_raid5x/parameters/merge_member_io "$v"
+done
 
 dd if=/dev/urandom of=/dev/md0 bs=1M count=8 oflag=direct status=none
 h=$(md_md5 md0)
