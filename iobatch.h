@@ -29,7 +29,7 @@
 #include <linux/bio.h>
 
 #define R5X_IOB_SLOTS	16	/* pending member bios per handler */
-#define R5X_IOB_PAGES	64	/* pages per carrier (256 KiB) */
+#define R5X_IOB_PAGES	32	/* pages per carrier (128 KiB) */
 
 struct r5x_iobatch {
 	struct bio *pend[R5X_IOB_SLOTS]; /* a one-page bio or a carrier */

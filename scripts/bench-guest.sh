@@ -286,6 +286,12 @@ r5x_load_for() {
 	raid5x) ;;
 	*) return 0 ;;
 	esac
+	# sys.NAME=VAL items are the array's md/NAME (apply_tune), not parameters
+	IFS=+ read -r -a args <<<"$want"
+	want=""
+	for p in ${args[@]+"${args[@]}"}; do
+		[[ $p == sys.* ]] || want+=${want:++}$p
+	done
 	[ "$want" != "$R5X_LOADED" ] || return 0
 	IFS=+ read -r -a args <<<"$want"
 	rmmod md_raid5x || { ARR_ERR="rmmod md_raid5x failed"; return 1; }
@@ -324,9 +330,23 @@ tune_456t() {
 # apply_tune KIND MD: tune=NAME:VAL,... on raid5x (stripe_cache_size on
 # raid456 too; raid456t keeps TUNED456)
 apply_tune() {
-	local kind=$1 md=$2 item name val sys
-	[ -n "$tune" ] || return 0
+	local kind=$1 md=$2 item name val sys got items=()
 	sys=$(md_sys "$md")
+	# raid5x+sys.NAME=VAL: this variant's md/NAME, read back
+	if [[ $kind == raid5x+* ]]; then
+		IFS=+ read -r -a items <<<"${kind#raid5x+}"
+		for item in "${items[@]}"; do
+			[[ $item == sys.* ]] || continue
+			item=${item#sys.}
+			name=${item%%=*} val=${item#*=}
+			sysfs_write "$sys/$name" "$val" ||
+				{ ARR_ERR="cannot set md/$name=$val on $kind"; return 1; }
+			got=$(cat "$sys/$name" 2>/dev/null)
+			[ "$got" = "$val" ] ||
+				{ ARR_ERR="$kind: md/$name reads '$got' after writing $val"; return 1; }
+		done
+	fi
+	[ -n "$tune" ] || return 0
 	for item in ${tune//,/ }; do
 		name=${item%%:*} val=${item#*:}
 		case ${kind%%+*} in

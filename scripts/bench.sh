@@ -23,7 +23,9 @@
 #                      is raid5x with md-raid5x reloaded with those module
 #                      parameters for its runs (raid5x's runs reload it
 #                      without), to compare a parameter in one boot: e.g.
-#                      --arrays raid456,raid5x,raid5x+NAME=1; the report
+#                      --arrays raid456,raid5x,raid5x+NAME=1 (sys.NAME=VAL:
+#                      the array's md/NAME, written after the takeover and
+#                      read back, e.g. raid5x+sys.worker_threads=2); the report
 #                      adds its ratios to raid456 and to raid5x
 #   --io MB            bytes per sequential job (128); random jobs do a
 #                      quarter of it, the ext4 job copies a tree of ~0.9x it
@@ -215,8 +217,8 @@ for a in "${gargs[@]}"; do
 			case $j in
 			raid456 | raid456t | raid5x | raid0) ;;
 			raid5x+*)
-				[[ $j =~ ^raid5x(\+[a-z0-9_]+=[A-Za-z0-9_-]+)+$ ]] ||
-					die "array '$j': raid5x+NAME=VALUE[+NAME=VALUE...] (module parameters)" ;;
+				[[ $j =~ ^raid5x(\+(sys\.)?[a-z0-9_]+=[A-Za-z0-9_-]+)+$ ]] ||
+					die "array '$j': raid5x+NAME=VALUE[+NAME=VALUE...] (module parameters; sys.NAME: md/NAME of the array)" ;;
 			*) die "unknown array '$j' (raid456, raid456t, raid5x, raid0, raid5x+NAME=VALUE)" ;;
 			esac
 		done

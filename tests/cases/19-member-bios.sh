@@ -14,7 +14,7 @@
 #     same fault under raid456 in this boot counts the same; the array's
 #     data is what was written, under both.
 # Fails without the resend (a failed multi-page bio reported as failed for
-# every block it carried): 64 blocks counted as read errors, 512 sectors,
+# every block it carried): with 64-block bios, 64 read errors, errors +136,
 # and member 1 failed for exceeding max_read_errors (20).
 # timeout: 600
 # debug-kernel: yes
