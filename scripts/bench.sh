@@ -162,7 +162,7 @@ while [ $# -gt 0 ]; do
 	--jobs | --arrays | --hunt-members | --hunt-chunks | --hunt-cells | --hunt-arrays)
 		[ $# -ge 2 ] || die "$opt needs a value"
 		if [ "$opt" = --arrays ]; then
-			[[ $2 =~ ^[A-Za-z0-9,_+=-]+$ ]] || die "$opt wants a comma-separated list, got '$2'"
+			[[ $2 =~ ^[A-Za-z0-9.,_+=-]+$ ]] || die "$opt wants a comma-separated list, got '$2'"
 		else
 			list "$opt" "$2"
 		fi
