@@ -270,7 +270,7 @@ one_run() { # PERS REP
 	[ "$(md_level md0)" = "$([ "$pers" = raid5x ] && echo raid5x || echo raid5)" ] ||
 		{ note "$pers: level is $(md_level md0)"; return 1; }
 	if [ "$cache" != 0 ]; then
-		echo "$cache" >"$sys/stripe_cache_size" || true
+		sysfs_write "$sys/stripe_cache_size" "$cache" || true
 		if [ "$(cat "$sys/stripe_cache_size")" != "$cache" ]; then
 			note "$pers: stripe_cache_size $cache not taken"
 			return 1
