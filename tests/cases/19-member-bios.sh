@@ -87,14 +87,7 @@ $a 8 error
 $((a + 8)) $((sz - a - 8)) linear ${loops[1]} $((a + 8))"
 }
 good_again() { dm_swap r5xb1 "0 $sz linear ${loops[1]} 0"; }
-m1_ok() {
-	local st
-	st=$(cat "$rd1/state")
-	if [[ $st == *faulty* ]] || [ "$(cat "$sys/degraded")" != 0 ]; then
-		note "member 1: state '$st', degraded $(cat "$sys/degraded")"
-		return 1
-	fi
-}
+m1_ok() { md_member_in md0 "$m1"; }
 # check_bad MSECTOR: a check over a bad block there; LOG: member 1's
 # bad-block log after it, one line
 check_bad() {

@@ -131,14 +131,7 @@ inject_off() {
 		echo 0 >"/sys/block/${mdev[1]##*/}/make-it-fail"
 }
 
-m1_in_array() {
-	local st
-	st=$(cat "$(rd 1)/state")
-	if [[ $st == *faulty* ]] || [ "$(cat "$sys/degraded")" != 0 ]; then
-		note "member 1 state '$st', degraded $(cat "$sys/degraded")"
-		return 1
-	fi
-}
+m1_in_array() { md_member_in md0 "${mdev[1]}"; }
 m1_errors() { cat "$(rd 1)/errors"; }
 
 # --- read error, O_DIRECT read across a chunk boundary --------------------

@@ -300,6 +300,18 @@ r5x_stats() {
 	done
 }
 
+# md_member_in MD DEV: DEV is a member of MD that md does not list as
+# faulty, and MD is not degraded.
+md_member_in() {
+	local sys st
+	sys=$(md_sys "$1")
+	st=$(cat "$sys/dev-${2##*/}/state")
+	if [[ $st == *faulty* ]] || [ "$(cat "$sys/degraded")" != 0 ]; then
+		note "member ${2##*/}: state '$st', degraded $(cat "$sys/degraded")"
+		return 1
+	fi
+}
+
 # md_level MD: print the array's personality (md/level), e.g. raid5, raid5x.
 md_level() { cat "$(md_sys "$1")/level" 2>/dev/null; }
 # md_member MD DEV ATTR: md's ATTR (state, slot, ...) of member DEV of MD
