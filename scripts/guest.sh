@@ -16,7 +16,11 @@
 #                      /usr/bin/perf for `scripts/bench.sh --profile`
 #   --file SRC:DEST    copy a host file or directory to guest path DEST
 #                      (repeatable)
-#   --timeout SEC      kill QEMU after SEC seconds (default 600)
+#   --timeout SEC      stop the guest after SEC seconds (default 600): each
+#                      vCPU's RIP from QEMU's monitor goes to LOG.monitor,
+#                      then an NMI panics the guest with every CPU's
+#                      backtrace on its console (a guest frozen with
+#                      interrupts off too), then QEMU is killed
 #   --mem MB           guest memory (default 3072; members live on tmpfs)
 #   --smp N            guest CPUs (default 2)
 #   --tcg-thread MODE  multi (default): a host thread per guest CPU;
@@ -209,11 +213,12 @@ mkdir -p "$build/guest/cache" "$build/guest/runs" "$build/logs"
 [ -n "$logf" ] || logf=$build/logs/$name.log
 mkdir -p "$(dirname "$logf")"
 run=$(mktemp -d "$build/guest/runs/$name.XXXXXX")
-qpid="" tpid=""
+qpid="" tpid="" wdpid=""
 # shellcheck disable=SC2317 # invoked by the trap
 cleanup() {
 	local rc=$?
 	[ -n "$tpid" ] && kill "$tpid" 2>/dev/null
+	[ -n "$wdpid" ] && pkill -P "$wdpid" 2>/dev/null && kill "$wdpid" 2>/dev/null
 	[ -n "$qpid" ] && kill "$qpid" 2>/dev/null && wait "$qpid" 2>/dev/null
 	rm -rf "$run"
 	exit "$rc"
@@ -467,7 +472,11 @@ if [ "${GUEST_NO_PVH:-0}" != 1 ] && command -v readelf >/dev/null; then
 fi
 raw=$run/console.raw
 : >"$raw"
-cmdline="console=ttyS0 loglevel=5 printk.time=1 panic=-1 oops=panic"
+# unknown_nmi_panic and panic_print=0x40: the NMI the timeout watchdog
+# below sends panics the guest with every CPU's backtrace on the console
+# (a guest frozen with interrupts off still takes an NMI; 7.x warns once
+# that panic_print is deprecated, an info line)
+cmdline="console=ttyS0 loglevel=5 printk.time=1 panic=-1 oops=panic unknown_nmi_panic panic_print=0x40"
 if [ "$clock" = tsc ]; then
 	cmdline+=" tsc=reliable clocksource=tsc"
 else
@@ -479,12 +488,61 @@ for d in ${disks[@]+"${disks[@]}"}; do
 	drives+=(-drive "file=$d,format=raw,if=virtio,cache=writeback")
 done
 [ "$quiet" = 1 ] || log "booting $kernel ($kver), script $script, log $logf"
+# The monitor is a pair of FIFOs (QEMU opens both read-write, so neither
+# side blocks), used only by the timeout watchdog.
+mon=$run/monitor
+mkfifo "$mon.in" "$mon.out"
+# monitor_cmd CMD: send one monitor command, print QEMU's answer (what
+# arrived within 2 s); gives up quietly if QEMU does not take it.
+monitor_cmd() {
+	# shellcheck disable=SC2016 # expanded by that sh
+	timeout 5 sh -c 'printf "%s\n" "$1" >"$2"' _ "$1" "$mon.in" || {
+		echo "(monitor did not take '$1')"
+		return 0
+	}
+	timeout 2 cat "$mon.out" | tr -d '\r' |
+		grep -v -e '^(qemu)' -e '^QEMU .* monitor' -e $'\e' || true
+}
+# on_timeout: what the guest was doing when it ran out of time. Each vCPU's
+# instruction pointer (twice, 2 s apart: stuck in one place or moving),
+# then an NMI:
+# the guest panics with all CPUs' backtraces on the console (a frozen
+# guest, even with interrupts off; no output at all means QEMU itself
+# stalled). QEMU exits on that panic (-no-reboot); killed 30 s later if not.
+on_timeout() {
+	: >"$run/timed-out"
+	{
+		echo "== $(date -u +%T) guest timeout after $timeout s: each vCPU's RIP"
+		monitor_cmd "info registers -a" | grep -E '^CPU#|RIP='
+		sleep 2
+		echo "== 2 s later"
+		monitor_cmd "info registers -a" | grep -E '^CPU#|RIP='
+		echo "== (System.map of the guest kernel names the RIPs)"
+		echo "== nmi (the guest's backtraces follow on its console)"
+		monitor_cmd nmi
+	} >"$logf.monitor" 2>&1
+	local i
+	for i in $(seq 30); do
+		kill -0 "$qpid" 2>/dev/null || return 0
+		sleep 1
+	done
+	kill -TERM "$qpid" 2>/dev/null
+	sleep 5
+	kill -KILL "$qpid" 2>/dev/null || true
+}
 t0=$(date +%s.%N)
-timeout -k 5 "$timeout" qemu-system-x86_64 -accel "tcg,thread=$tcgthread" -cpu max -m "$mem" \
-	-smp "$smp" -nographic -serial stdio -monitor none -nic none \
+qemu-system-x86_64 -accel "tcg,thread=$tcgthread" -cpu max -m "$mem" \
+	-smp "$smp" -nographic -serial stdio -monitor "pipe:$mon" -nic none \
 	-no-reboot -kernel "$boot_kernel" -initrd "$run/initrd" ${drives[@]+"${drives[@]}"} \
 	-append "$cmdline" </dev/null >"$raw" 2>&1 &
 qpid=$!
+(
+	trap - EXIT INT TERM
+	sleep "$timeout" &
+	wait $!
+	kill -0 "$qpid" 2>/dev/null && on_timeout
+) &
+wdpid=$!
 # the log grows while the guest runs (and survives an interrupted run)
 if [ "$quiet" != 1 ]; then
 	tail -s 0.2 -n +1 -F --pid="$qpid" "$raw" 2>/dev/null | sed -u 's/\r$//' |
@@ -494,9 +552,16 @@ else
 		>"$logf" &
 fi
 tpid=$!
-qrc=0
-wait "$qpid" || qrc=$?
+wait "$qpid" || true
 qpid=""
+if [ -e "$run/timed-out" ]; then
+	wait "$wdpid" 2>/dev/null || true
+else
+	pkill -P "$wdpid" sleep 2>/dev/null || true
+	kill "$wdpid" 2>/dev/null || true
+	wait "$wdpid" 2>/dev/null || true
+fi
+wdpid=""
 if [ -n "$tpid" ]; then
 	wait "$tpid" 2>/dev/null || true
 	tpid=""
@@ -509,10 +574,12 @@ elapsed=$(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.1f", b - a}')
 tr -d '\r' <"$raw" >"$logf.new"
 mv -f "$logf.new" "$logf"
 
-if [ "$qrc" = 124 ] || [ "$qrc" = 137 ]; then
-	echo "guest.sh: $name: guest timeout after $timeout s, see $logf" >&2
+if [ -e "$run/timed-out" ]; then
+	echo "guest.sh: $name: guest timeout after $timeout s, see $logf (QEMU monitor: $logf.monitor)" >&2
+	sed 's/^/guest.sh: monitor: /' "$logf.monitor" >&2
 	exit 3
 fi
+rm -f "$logf.monitor"
 
 # kernel lines: the dmesg dump, plus printk lines on the console (timestamps)
 klog=$run/kernel.log
