@@ -3,7 +3,7 @@
 # suite and the benchmark need. Idempotent: runs `apt-get update` (once) and
 # `apt-get install` only when a package is missing. Must run as root (CI does).
 # Then, when RAID5X_KERNELS names 6.12 or 7 (the test suite's kernel lines;
-# default 6.1 alone), prepares their build roots (scripts/kroot.sh prepare:
+# default 6.1,6.12,7), prepares their build roots (scripts/kroot.sh prepare:
 # trixie's and forky's current kernels, debootstrap'ed under
 # /var/cache/raid5x/roots, both at once; cached, so a second run only asks
 # the archive whether the kernels moved).
@@ -41,9 +41,9 @@ for a in "$@"; do
 done
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # the kernel lines whose roots to prepare: those of RAID5X_KERNELS (the
-# test suite's selection, default 6.1 alone) that need one
+# test suite's selection, default all three) that need one
 lines=()
-for l in $(tr "," " " <<<"${RAID5X_KERNELS:-6.1}"); do
+for l in $(tr "," " " <<<"${RAID5X_KERNELS:-6.1,6.12,7}"); do
 	[ "$l" = 6.1 ] || lines+=("$l")
 done
 [ "$roots" = 1 ] || lines=()

@@ -12,7 +12,7 @@
 #   seq64k  O_DIRECT 64 KiB sequential, libaio depth 32
 #   dd      buffered dd of 1 MiB blocks, conv=fsync (page-cache writeback)
 # raid5x: `full` reads nothing, `dd` at most 1% of what it wrote, and
-# seq1m and seq64k at most a quarter (half on the debug kernel) of what
+# seq1m and seq64k at most a third (half on the debug kernel) of what
 # raid456's same writer read in this boot (measured: raid5x 0.7% and 1.5% of the sectors written on an
 # idle host, 0.7% and 8% with four other guests on its 2 cores, raid456
 # 18-33% and 35-38%; the first bio of a stream is not known to be
@@ -87,7 +87,11 @@ stats_line() {
 # and a slow submitter's partial stripes are granted pre-reads like a
 # queue-depth-1 writer's: there raid5x read 13% of seq64k's writes against
 # raid456's 37%, so the bound is half of raid456's, not a quarter.
-share=4
+# A host busier than the suite's two lanes does the same to Debian's
+# kernels: 6.12 read 26% (13568 vs 52304 sectors) with a kernel build
+# beside its lane, hence a third there, which a module granting every
+# stripe (about raid456's reads) still fails by far.
+share=3
 case $(uname -r) in *-raid5x-debug) share=2 ;; esac
 
 # pct_le J PERMILLE: J's member reads are at most PERMILLE/1000 of its writes

@@ -611,11 +611,13 @@ gl_scaled() {
 }
 
 # GL_SAMPLE: 1 when tests/run.sh booted the guest with gl_sample=1 (the
-# debug-kernel pass; RAID5X_DEBUG_SAMPLE=0 turns it off). A case that loops
-# over a matrix of layouts or geometries then runs the subset it names with
-# gl_sample: the debug kernel is there to catch locking, memory and
-# atomic-context bugs, which the layout does not change (every layout's
-# mapping is checked by KUnit there, and every layout runs on Debian's
+# debug-kernel pass and the 6.12 and 7 passes; RAID5X_DEBUG_SAMPLE=0 and
+# RAID5X_KERNEL_SAMPLE=0 turn it off). A case that loops over a matrix of
+# layouts or geometries then runs the subset it names with gl_sample: the
+# debug kernel is there to catch locking, memory and atomic-context bugs,
+# the newer kernels to catch what their md and block layer do differently,
+# and the layout changes neither (a layout's mapping is raid5x's own code,
+# checked by KUnit on the debug kernel; every layout runs on Debian 12's
 # kernel). Elsewhere 0: the whole matrix.
 GL_SAMPLE=$(tr ' ' '\n' </proc/cmdline 2>/dev/null | sed -n 's/^gl_sample=\([01]\)$/\1/p' | tail -n 1)
 GL_SAMPLE=${GL_SAMPLE:-0}
