@@ -87,6 +87,8 @@
 #   --no-build         do not run `make`; use ./md-raid5x.ko as it is
 #   --out DIR          results directory (build/bench)
 #   --mem MB           guest memory (3072)
+#   --smp N            guest CPUs (2; under TCG a host thread per vCPU, so
+#                      -smp 4 on 2 host cores shows contention, not speed)
 #   --timeout S        guest timeout (default: from the number of runs)
 #   --report LOG       do not run anything: rebuild the report from LOG
 #   --verbose          stream the whole guest console
@@ -144,7 +146,7 @@ if [ $# -eq 0 ] && [ -n "${BENCH_ARGS:-}" ]; then
 	set -- "${orig_args[@]}"
 fi
 
-mode=suite profile=0 ko="" build=1 out="" mem=3072 timeout="" report_log="" verbose=0
+mode=suite profile=0 ko="" build=1 out="" mem=3072 smp=2 timeout="" report_log="" verbose=0
 kline="" append=""
 gargs=() tunes=()
 num() { [[ $2 =~ ^[0-9]+$ ]] || die "$1 wants a number, got '$2'"; }
@@ -189,6 +191,7 @@ while [ $# -gt 0 ]; do
 	--no-build) build=0; shift ;;
 	--out) out=${2:?--out needs a directory}; shift 2 ;;
 	--mem) num "$1" "${2:-}"; mem=$2; shift 2 ;;
+	--smp) num "$1" "${2:-}"; [ "$2" -ge 1 ] || die "--smp wants 1 or more"; smp=$2; shift 2 ;;
 	--timeout) num "$1" "${2:-}"; timeout=$2; shift 2 ;;
 	--report) report_log=${2:?--report needs a console log}; shift 2 ;;
 	--verbose | -v) verbose=1; shift ;;
@@ -361,7 +364,7 @@ echo "bench.sh: $mode in one guest boot (timeout ${timeout} s), console log $log
 echo "bench.sh: guest args: ${gargs[*]}"
 
 trap 'echo "bench.sh: interrupted; the partial console log is $log (bench.sh --report $log)" >&2; exit 130' INT TERM
-gflags=(--ko "$snap" --timeout "$timeout" --mem "$mem" --log "$log" --bin "$jq"
+gflags=(--ko "$snap" --timeout "$timeout" --mem "$mem" --smp "$smp" --log "$log" --bin "$jq"
 	${kargs[@]+"${kargs[@]}"})
 [ -z "$append" ] || gflags+=(--append "$append")
 if [ "$profile" = 1 ]; then
