@@ -4,13 +4,16 @@
 #
 # usage: scripts/build-mdadm.sh [OUTDIR]
 #
-# Fetches the source with `apt-get source mdadm` (adds a bookworm deb-src
-# entry, /etc/apt/sources.list.d/raid5x-deb-src.sources, if apt has none),
-# applies the patches with `patch -p1`, builds with the upstream Makefile
-# (needs libudev-dev, installed if missing). Cached: nothing is done when
-# OUTDIR/mdadm was built from the same source version and patch hash
-# (OUTDIR/stamp). The result links the same libraries as Debian's mdadm, so
-# the test guest can run it (scripts/guest.sh --file).
+# Always bookworm's mdadm (4.2), whatever release runs this (trixie, forky:
+# the patches apply to 4.2 only): fetches the newest source version of the
+# bookworm suite with `apt-get source mdadm=VERSION` (adds a bookworm
+# deb-src entry, /etc/apt/sources.list.d/raid5x-deb-src.sources, and runs
+# apt-get update if apt has no deb-src of bookworm), applies the patches
+# with `patch -p1`, builds with the upstream Makefile and that release's
+# gcc (needs gcc, libc6-dev and libudev-dev, installed if missing). Cached:
+# nothing is done when OUTDIR/mdadm was built from the same source version
+# and patch hash (OUTDIR/stamp). The result links the same libraries as
+# Debian's mdadm, so the test guest can run it (scripts/guest.sh --file).
 set -euo pipefail
 case ${1:-} in
 -h|--help) sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0"; exit 0 ;;
@@ -28,13 +31,13 @@ out=$(cd "$out" && pwd)
 
 phash=$(cat "$top"/patches/mdadm/*.patch | sha256sum | cut -c1-16)
 
-srcver=$(debsrc_version mdadm)
+srcver=$(debsrc_version mdadm bookworm)
 stamp="mdadm $srcver patches $phash"
 if [ -x "$out/mdadm" ] && [ "$(cat "$out/stamp" 2>/dev/null)" = "$stamp" ]; then
 	echo "build-mdadm: $out/mdadm is up to date ($stamp)"
 	exit 0
 fi
-debsrc_need dpkg-dev libudev-dev
+debsrc_need dpkg-dev gcc libc6-dev make patch libudev-dev
 dir=$(debsrc_fetch mdadm "$srcver" "$out/src")
 for p in "$top"/patches/mdadm/*.patch; do
 	echo "build-mdadm: patch ${p##*/}"

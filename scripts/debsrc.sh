@@ -3,25 +3,39 @@
 # (scripts/build-mdadm.sh, scripts/build-fio.sh source this file after
 # defining `die MSG`; messages start with the script's name).
 
-# debsrc_version PKG: print the newest source version of PKG apt knows,
-# after adding a bookworm deb-src entry
-# (/etc/apt/sources.list.d/raid5x-deb-src.sources) if apt has none.
+# debsrc_version PKG [SUITE]: print the newest source version of PKG apt
+# knows; with SUITE (a Debian codename: bookworm), the newest one of that
+# suite's deb-src entry, whatever other releases apt has sources of (a
+# trixie or forky machine's deb-src). First writes a deb-src entry,
+# /etc/apt/sources.list.d/raid5x-deb-src.sources (SUITE and SUITE-updates,
+# deb.debian.org; bookworm without SUITE), and runs apt-get update, if apt
+# has no deb-src entry (with SUITE: none of SUITE's).
 debsrc_version() {
-	local v
-	if ! apt-get indextargets --format '$(CREATED_BY)' 2>/dev/null | grep -qx Sources; then
-		[ "$(id -u)" = 0 ] || die "no deb-src entry for apt and not root; add one"
-		echo "${0##*/}: apt has no deb-src entry: writing /etc/apt/sources.list.d/raid5x-deb-src.sources (bookworm, deb.debian.org) and running apt-get update" >&2
-		cat >/etc/apt/sources.list.d/raid5x-deb-src.sources <<'SRC'
+	local v suite=${2:-bookworm} filter=()
+	[ -z "${2:-}" ] || filter=("Release: $suite")
+	if ! apt-get indextargets --format '$(CREATED_BY)' 'Created-By: Sources' ${filter[@]+"${filter[@]}"} 2>/dev/null |
+		grep -qx Sources; then
+		[ "$(id -u)" = 0 ] || die "no deb-src entry${2:+ of $suite} for apt and not root; add one"
+		echo "${0##*/}: apt has no deb-src entry${2:+ of $suite}: writing /etc/apt/sources.list.d/raid5x-deb-src.sources ($suite, deb.debian.org) and running apt-get update" >&2
+		cat >/etc/apt/sources.list.d/raid5x-deb-src.sources <<SRC
 Types: deb-src
 URIs: http://deb.debian.org/debian
-Suites: bookworm bookworm-updates
+Suites: $suite $suite-updates
 Components: main
 Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 SRC
 		apt-get update -q >&2 || die "apt-get update failed"
 	fi
-	v=$(apt-cache showsrc "$1" 2>/dev/null | sed -n 's/^Version: //p' | sort -V | tail -n 1)
-	[ -n "$v" ] || die "apt knows no source package $1 (deb-src missing?)"
+	if [ -n "${2:-}" ]; then
+		# madison's source lines: " PKG | VERSION | URI SUITE/COMPONENT Sources"
+		v=$(apt-cache madison "$1" 2>/dev/null | awk -F'|' -v s="$suite/" '
+			{ n = split($3, f, " ") }
+			n >= 2 && f[n] == "Sources" && index(f[n - 1], s) == 1 { gsub(/ /, "", $2); print $2 }' |
+			sort -V | tail -n 1)
+	else
+		v=$(apt-cache showsrc "$1" 2>/dev/null | sed -n 's/^Version: //p' | sort -V | tail -n 1)
+	fi
+	[ -n "$v" ] || die "apt knows no source package $1${2:+ in $suite} (deb-src missing?)"
 	echo "$v"
 }
 
