@@ -505,10 +505,10 @@ monitor_cmd() {
 }
 # on_timeout: what the guest was doing when it ran out of time. Each vCPU's
 # instruction pointer (twice, 2 s apart: stuck in one place or moving),
-# then an NMI:
-# the guest panics with all CPUs' backtraces on the console (a frozen
-# guest, even with interrupts off; no output at all means QEMU itself
-# stalled). QEMU exits on that panic (-no-reboot); killed 30 s later if not.
+# then an NMI: the guest panics with all CPUs' backtraces on the console
+# (a frozen guest too, even with interrupts off; no output at all means
+# QEMU itself stalled). QEMU exits on that panic (-no-reboot); it is
+# killed 30 s later if not.
 on_timeout() {
 	: >"$run/timed-out"
 	{
