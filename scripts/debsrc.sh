@@ -27,10 +27,14 @@ SRC
 		apt-get update -q >&2 || die "apt-get update failed"
 	fi
 	if [ -n "${2:-}" ]; then
-		# madison's source lines: " PKG | VERSION | URI SUITE/COMPONENT Sources"
-		v=$(apt-cache madison "$1" 2>/dev/null | awk -F'|' -v s="$suite/" '
+		# madison's source lines: " PKG | VERSION | URI SUITE/COMPONENT Sources";
+		# SUITE-updates counts too (the entry written above names it)
+		v=$(apt-cache madison "$1" 2>/dev/null | awk -F'|' -v s="$suite" '
 			{ n = split($3, f, " ") }
-			n >= 2 && f[n] == "Sources" && index(f[n - 1], s) == 1 { gsub(/ /, "", $2); print $2 }' |
+			n >= 2 && f[n] == "Sources" &&
+			(index(f[n - 1], s "/") == 1 || index(f[n - 1], s "-updates/") == 1) {
+				gsub(/ /, "", $2); print $2
+			}' |
 			sort -V | tail -n 1)
 	else
 		v=$(apt-cache showsrc "$1" 2>/dev/null | sed -n 's/^Version: //p' | sort -V | tail -n 1)
