@@ -142,6 +142,14 @@ fail_case() {
 	# a case-level failure (not an individual assertion)
 	echo "  not ok - $1"
 	failed=$((failed + 1))
+	note_failure "not ok - $1"
+}
+
+# note_failure LINE...: keep LINEs for the summary's "== failures" ($fsum;
+# both lanes append), so the last lines of the output name what failed
+note_failure() {
+	[ -n "${fsum:-}" ] || return 0
+	printf '%s\n' "$@" >>"$fsum"
 }
 
 # check_plan NAME NOK NNOT PLAN ST WHERE: a case-level failure if fewer
@@ -312,6 +320,7 @@ run_case() {
 		nnot=$(grep -cE '^not ok [0-9]+ ' "$log" || true)
 		plan=$(sed -n 's/^1\.\.\([0-9][0-9]*\)$/\1/p' "$log" | head -n 1)
 		grep -E '^not ok [0-9]+ ' -A3 "$log" | grep -E '^(not ok|#)' | sed 's/^/  /' || true
+		[ "$nnot" = 0 ] || note_failure "$(grep -E '^not ok [0-9]+ ' "$log" | sed "s/^/host-$name: /")"
 		passed=$((passed + nok))
 		failed=$((failed + nnot))
 		if [ "$st" != 0 ] && [ "$nnot" = 0 ]; then
@@ -485,7 +494,10 @@ report_case() {
 			for (i = (n > 8 ? n - 8 : 0); i < n; i++) print "    " buf[i % 8]
 			p = 1; n = 0; next
 		}
-		{ p = 0; n = 0 }' <<<"$body"
+		{ p = 0; n = 0 }' <<<"$body" >"$logdir/$name.failed"
+	cat "$logdir/$name.failed"
+	[ ! -s "$logdir/$name.failed" ] ||
+		note_failure "$name:" "$(head -n 12 "$logdir/$name.failed")"
 	passed=$((passed + nok))
 	failed=$((failed + nnot))
 	case $st in
@@ -497,7 +509,7 @@ report_case() {
 	esac
 	if [ "$st" != 0 ]; then
 		grep -E '^guest\.sh: ' "$logdir/$name.harness" | grep -v ': FAIL (status' |
-			sed 's/^/    /' || true
+			sed 's/^/    /' | tee -a "${fsum:-/dev/null}" || true
 	fi
 	check_plan "$name" "$nok" "$nnot" "$plan" "$st" "its log (${log#"$top"/})" || st=4
 	if [ "$st" = 0 ] && [ "$nnot" = 0 ]; then
@@ -679,8 +691,10 @@ debug_tail() {
 dpid="" dout=$logdir/debug-pass.out dres=$logdir/debug-pass.res ddone=$logdir/debian-pass.done
 dtenv=$logdir/debug-tail.env dclaim=$logdir/debug-tail.claim bdone=$logdir/debug-lane.done
 ksum=$logdir/kernels.sum
+fsum=$logdir/failures.sum
 rm -rf "$ddone" "$dtenv" "$dclaim" "$bdone" "$ksum" "$logdir"/pass-*.claim
 : >"$ksum"
+: >"$fsum"
 if [ "$alongside" = 1 ]; then
 	rm -f "$dres"
 	(
@@ -743,6 +757,11 @@ fi
 if [ -s "$ksum" ]; then
 	echo "== per kernel"
 	sed 's/^/   /' "$ksum"
+fi
+if [ -s "$fsum" ]; then
+	# what failed, where the last lines of a CI log show it
+	echo "== failures (each case's log: ${logdir#"$top"/}/NAME.log)"
+	head -n 60 "$fsum" | sed 's/^/   /'
 fi
 echo "== suite time $((SECONDS - suite_t0)) s"
 echo "$passed passed, $failed failed"
