@@ -33,6 +33,11 @@
 #   profile=0|1            suite runs under perf (cpu-clock samples of every
 #                          CPU) plus the md thread's CPU time: where the CPU
 #                          time of each run went (profile_json); needs perf
+#   locks=0|1              suite runs under `perf lock record -a` (the
+#                          kernel's lock:contention_begin/end tracepoints,
+#                          no lockdep needed): contended acquisitions and
+#                          time spent waiting, by lock type and caller
+#                          (locks_json); needs perf
 #   member_delay=R[:W]     suite members behind dm-delay: every member read
 #                          waits R ms, every write W ms (0), so a read costs
 #                          what a seek costs a disk (default 0: no dm-delay);
@@ -71,7 +76,7 @@
 
 mode=suite members=4 chunk=512 size=400 reps=3 jobs=all
 arrays=raid456,raid456t,raid5x,raid0 io=128 region=256 check=raid5x dirty=64 tune=""
-profile=0 perf_hz=499 member_delay=0
+profile=0 locks=0 perf_hz=499 member_delay=0
 hunt_members=3,4,6 hunt_chunks=64,512 hunt_size=160 hunt_region=256
 hunt_runtime=3 hunt_reps=2 hunt_arrays=raid456,raid5x
 hunt_cells=seq:4k:32,seq:64k:32,seq:1m:1,seq:1m:8,seq:fs:1,rand:4k:1,rand:4k:32,rand:64k:8
@@ -80,7 +85,7 @@ all_jobs=seq-write-2M-buffered,seq-write-fullstripe,seq-write-1M,seq-write-64K,s
 for a in "$@"; do
 	k=${a%%=*} v=${a#*=}
 	case $k in
-	mode | members | chunk | size | reps | jobs | arrays | io | region | check | dirty | tune | profile | member_delay | \
+	mode | members | chunk | size | reps | jobs | arrays | io | region | check | dirty | tune | profile | locks | member_delay | \
 		hunt_members | hunt_chunks | hunt_size | hunt_region | hunt_runtime | hunt_reps | hunt_cells | \
 		hunt_arrays)
 		printf -v "$k" '%s' "$v" ;;
@@ -612,6 +617,48 @@ profile_json() {
 			printf "]}"
 		}'
 }
+# lock_fio_run JOBFILE OUT: fio_run under `perf lock record -a` (the
+# contention tracepoints: each contended acquisition and its wait, with
+# the caller); sets R_LOCKS (locks_json) or leaves it null when perf failed
+lock_fio_run() {
+	local jf=$1 out=$2 rc=0
+	R_LOCKS=null
+	perf lock record -a -o "$W/lock.data" -- \
+		fio --eta=never --output-format=json --output="$out" "$jf" >"$out.stderr" 2>&1 || rc=$?
+	if [ -s "$W/lock.data" ]; then
+		R_LOCKS=$(locks_json "$W/lock.data")
+	fi
+	rm -f "$W/lock.data"
+	return "$rc"
+}
+# locks_json PERFDATA: {"contended": N, "wait_ms": total wait (every
+# caller), "top": [[type, caller, contended, wait ms, max wait ms], ...]}
+# from `perf lock contention` (which prints its table on stderr; the 10
+# callers with the most total wait)
+locks_json() {
+	perf lock contention -i "$1" -E 100000 -k wait_total 2>&1 |
+		awk '
+		# a time column: value and unit (ns, us, ms, s) to ms
+		function ms(v, u) {
+			if (u == "ns") return v / 1e6
+			if (u == "us") return v / 1e3
+			if (u == "ms") return v
+			if (u == "s") return v * 1e3
+			return 0
+		}
+		$1 ~ /^[0-9]+$/ && NF >= 9 {
+			n = $1; w = ms($2, $3); mx = ms($4, $5)
+			type = $8; caller = $9
+			gsub(/["\\]/, "", caller)
+			tn += n; tw += w
+			if (k < 10) row[k++] = sprintf("[\"%s\",\"%s\",%d,%.3f,%.3f]", type, caller, n, w, mx)
+		}
+		END {
+			printf "{\"contended\":%d,\"wait_ms\":%.3f,\"top\":[", tn, tw
+			for (i = 0; i < k; i++) printf "%s%s", (i ? "," : ""), row[i]
+			printf "]}"
+		}'
+}
 # fio_verify_pass JOBFILE: the replay check; prints a reason on failure
 fio_verify_pass() {
 	local out=$W/verify.log rc=0
@@ -666,7 +713,7 @@ R_VER="" R_ERR="" T_SETUP=null T_PREP=null T_TEARDOWN=null
 # run_job JOB KIND MD: the timed part; fills R_*; fails with R_ERR
 run_job() {
 	local job=$1 kind=$2 md=$3 jf=$W/job.fio out=$W/fio.json t0 t1 rc
-	R_FIO=null R_EXT4=null R_ERR="" R_PROF=null
+	R_FIO=null R_EXT4=null R_ERR="" R_PROF=null R_LOCKS=null
 	t0=$EPOCHREALTIME
 	sync
 	echo 3 >/proc/sys/vm/drop_caches
@@ -701,6 +748,8 @@ run_job() {
 	rc=0
 	if [ "$profile" = 1 ]; then
 		perf_fio_run "$jf" "$out" "$md" || rc=$?
+	elif [ "$locks" = 1 ]; then
+		lock_fio_run "$jf" "$out" || rc=$?
 	else
 		fio_run "$jf" "$out" || rc=$?
 	fi
@@ -795,7 +844,7 @@ run_suite() {
 				idx=$((idx + 1))
 				R_VER=null R_ERR="" R_FIO=null R_EXT4=null R_BEFORE=null R_AFTER=null R_CB=null R_CA=null
 				R_BB=null R_BA=null
-				R_WALL=0 R_MIBS=0 R_PROF=null T_SETUP=null T_PREP=null T_TEARDOWN=null
+				R_WALL=0 R_MIBS=0 R_PROF=null R_LOCKS=null T_SETUP=null T_PREP=null T_TEARDOWN=null
 				t0=$EPOCHREALTIME
 				if setup_array "$kind" md0 "$members" "$chunk" "$size"; then
 					T_SETUP=$(secs "$t0")
@@ -822,7 +871,7 @@ run_suite() {
 					member_sectors_after "$R_AFTER" counters_before "$R_CB" counters_after "$R_CA" \
 					array_bios_before "$R_BB" array_bios_after "$R_BA" verify "$R_VER" error "${R_ERR:-null}" ext4 "$R_EXT4" \
 					times "$(jkv setup "$T_SETUP" prepare "$T_PREP" teardown "$T_TEARDOWN")" \
-					profile "$R_PROF" fio "$R_FIO")"
+					profile "$R_PROF" locks "$R_LOCKS" fio "$R_FIO")"
 				if [ -n "$R_ERR" ]; then
 					line="ERROR: $R_ERR"
 				else
@@ -967,7 +1016,7 @@ emit_record "$(jkv type header mode "$mode" kernel "$(uname -r)" uname "$(uname 
 	hunt_members "$hunt_members" hunt_chunks "$hunt_chunks" hunt_size_mb "$hunt_size" \
 	hunt_region_mb "$hunt_region" hunt_runtime_s "$hunt_runtime" hunt_reps "$hunt_reps" \
 	hunt_cells "$hunt_cells" hunt_arrays "$hunt_arrays" tuned456 "$TUNED456" \
-	profile "$profile" perf_hz "$perf_hz" member_delay "$member_delay")"
+	profile "$profile" locks "$locks" perf_hz "$perf_hz" member_delay "$member_delay")"
 raid5x_available || { say "ERROR: md-raid5x is not available in the guest"; exit 1; }
 # the self-test covers raid456t too when this boot runs it
 st_kinds=(raid456 raid5x)

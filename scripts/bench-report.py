@@ -140,6 +140,11 @@ def run_metrics(run):
         if m.get("mibs"):
             # CPU time the guest had per MiB at this throughput
             m["profile_capacity"] = (run.get("cpus") or 2) * 1000.0 / m["mibs"]
+    lk = run.get("locks")
+    if isinstance(lk, dict) and mib:
+        # --locks: contended acquisitions and their wait, per MiB of array I/O
+        m["locks_per_mib"] = lk.get("contended", 0) / mib
+        m["lock_wait_ms_per_mib"] = lk.get("wait_ms", 0) / mib
     return m
 
 
@@ -222,6 +227,13 @@ def aggregate(runs):
                                                 if "profile_capacity" in m])
                 s["profile_top"] = next((r["profile"].get("top") for r in good
                                          if isinstance(r.get("profile"), dict)), None)
+            if any("locks_per_mib" in m for m in ms):
+                s["locks_per_mib"] = median([m["locks_per_mib"] for m in ms
+                                             if "locks_per_mib" in m])
+                s["lock_wait_ms_per_mib"] = median([m["lock_wait_ms_per_mib"] for m in ms
+                                                    if "lock_wait_ms_per_mib" in m])
+                s["locks_top"] = next((r["locks"].get("top") for r in good
+                                       if isinstance(r.get("locks"), dict)), None)
             for d in ("read", "write"):
                 s["bios_" + d] = median([m["array_bios"][d] for m in ms if "array_bios" in m])
                 s["bio_kib_" + d] = median([m["array_bio_kib"][d] for m in ms
@@ -344,6 +356,7 @@ def suite_report(recs, meta, outdir):
             lines.append("| %s | %s |" % (j, " | ".join(fmt(c.get(k), 0) for k, _ in present)))
         lines.append("")
     lines += profile_lines(summary, jobs, arrays)
+    lines += lock_lines(summary, jobs, arrays)
     notes = suite_notes(summary, jobs)
     if notes:
         lines.append("Observations (automatic):")
@@ -429,6 +442,32 @@ def profile_lines(summary, jobs, arrays):
                 if t:
                     out.append("- %s %s, %s's top symbols (samples): %s" % (
                         j, a, title, ", ".join("%s %d" % x for x in t[:10])))
+    out.append("")
+    return out
+
+
+def lock_lines(summary, jobs, arrays):
+    """--locks: lock contention per MiB of array I/O and who waited."""
+    rows = [(j, a) for j in jobs for a in arrays if "locks_per_mib" in summary[j].get(a, {})]
+    if not rows:
+        return []
+    out = ["Lock contention (--locks): from the kernel's lock:contention_begin/end "
+           "tracepoints under `perf lock record -a`, every lock of the guest, median per "
+           "run; wait = time spent waiting for contended locks (spinning or sleeping):", ""]
+    out.append("| job | array | MiB/s | contended per MiB | wait ms per MiB |")
+    out.append("|---|---|---|---|---|")
+    for j, a in rows:
+        s = summary[j][a]
+        out.append("| %s | %s | %s | %s | %s |" % (
+            j, a, fmt(s["mibs_median"]), fmt(s["locks_per_mib"], 2),
+            fmt(s["lock_wait_ms_per_mib"], 3)))
+    out.append("")
+    for j, a in rows:
+        top = summary[j][a].get("locks_top")
+        if top:
+            out.append("- %s %s, longest waits (one run; type caller: contended, total "
+                       "ms, max ms): %s" % (j, a, "; ".join(
+                           "%s %s: %d, %.3f, %.3f" % tuple(t) for t in top[:6])))
     out.append("")
     return out
 

@@ -54,6 +54,11 @@
 #                      kernel workers: loop's member I/O; other). Sampling
 #                      costs throughput: compare ratios, not absolute MiB/s;
 #                      needs perf on the host (apt-get install linux-perf)
+#   --locks            run every suite job under `perf lock record -a` (the
+#                      kernel's lock contention tracepoints; no lockdep, so
+#                      on Debian's own kernel): the report adds contended
+#                      acquisitions per MiB, time waiting, and the callers
+#                      that waited longest; not with --profile
 # hunt (--hunt): seed 003's counter-example search, raid456 vs raid5x (and
 # raid456t with --hunt-arrays), all arrays alive at once and alternating per
 # cell, time-based fio cells:
@@ -146,7 +151,7 @@ if [ $# -eq 0 ] && [ -n "${BENCH_ARGS:-}" ]; then
 	set -- "${orig_args[@]}"
 fi
 
-mode=suite profile=0 ko="" build=1 out="" mem=3072 smp=2 timeout="" report_log="" verbose=0
+mode=suite profile=0 locks=0 ko="" build=1 out="" mem=3072 smp=2 timeout="" report_log="" verbose=0
 kline="" append=""
 gargs=() tunes=()
 num() { [[ $2 =~ ^[0-9]+$ ]] || die "$1 wants a number, got '$2'"; }
@@ -181,6 +186,7 @@ while [ $# -gt 0 ]; do
 		shift 2 ;;
 	--hunt) mode=hunt; shift ;;
 	--profile) profile=1; gargs+=(profile=1); shift ;;
+	--locks) locks=1; gargs+=(locks=1); shift ;;
 	--member-delay)
 		[[ ${2:-} =~ ^[0-9]+(:[0-9]+)?$ ]] || die "--member-delay wants READ_MS or READ_MS:WRITE_MS"
 		gargs+=("member_delay=$2")
@@ -201,6 +207,8 @@ while [ $# -gt 0 ]; do
 	esac
 done
 [ "$mode$profile" != hunt1 ] || die "--profile is for the suite, not --hunt"
+[ "$mode$locks" != hunt1 ] || die "--locks is for the suite, not --hunt"
+[ "$profile$locks" != 11 ] || die "--locks and --profile both run perf: choose one"
 [ "$mode" = suite ] || [[ " ${gargs[*]}" != *" member_delay="* ]] ||
 	die "--member-delay is for the suite, not --hunt"
 [ "$mode" = hunt ] || [[ " ${gargs[*]}" != *" hunt_arrays="* ]] ||
@@ -367,8 +375,8 @@ trap 'echo "bench.sh: interrupted; the partial console log is $log (bench.sh --r
 gflags=(--ko "$snap" --timeout "$timeout" --mem "$mem" --smp "$smp" --log "$log" --bin "$jq"
 	${kargs[@]+"${kargs[@]}"})
 [ -z "$append" ] || gflags+=(--append "$append")
-if [ "$profile" = 1 ]; then
-	perf=$(command -v perf) || die "--profile needs perf (apt-get install linux-perf)"
+if [ "$profile$locks" != 00 ]; then
+	perf=$(command -v perf) || die "--profile and --locks need perf (apt-get install linux-perf)"
 	gflags+=(--bin "$perf")
 fi
 grc=0
