@@ -634,7 +634,7 @@ lock_fio_run() {
 # locks_json PERFDATA: {"contended": N, "wait_ms": total wait (every
 # caller), "top": [[type, caller, contended, wait ms, max wait ms], ...]}
 # from `perf lock contention` (which prints its table on stderr; the 10
-# callers with the most total wait)
+# callers with the most total wait); null without perf's table
 locks_json() {
 	perf lock contention -i "$1" -E 100000 -k wait_total 2>&1 |
 		awk '
@@ -646,6 +646,7 @@ locks_json() {
 			if (u == "s") return v * 1e3
 			return 0
 		}
+		$1 == "contended" && $NF == "caller" { hdr = 1 }
 		$1 ~ /^[0-9]+$/ && NF >= 9 {
 			n = $1; w = ms($2, $3); mx = ms($4, $5)
 			type = $8; caller = $9
@@ -654,6 +655,8 @@ locks_json() {
 			if (k < 10) row[k++] = sprintf("[\"%s\",\"%s\",%d,%.3f,%.3f]", type, caller, n, w, mx)
 		}
 		END {
+			# no table header: perf failed, which is not "no contention"
+			if (!hdr) { printf "null"; exit }
 			printf "{\"contended\":%d,\"wait_ms\":%.3f,\"top\":[", tn, tw
 			for (i = 0; i < k; i++) printf "%s%s", (i ? "," : ""), row[i]
 			printf "]}"
