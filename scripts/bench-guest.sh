@@ -528,9 +528,11 @@ write_jobfile() {
 		fi
 	} >"$f"
 }
-# fio_run JOBFILE OUT: fio, JSON output; fails on error
+# fio_run JOBFILE OUT [WRAPPER...]: fio (under WRAPPER, e.g. `perf record -a
+# --`), its JSON into OUT, its console and the wrapper's into OUT.stderr;
+# fails on error
 fio_run() {
-	fio --eta=never --output-format=json --output="$2" "$1" >"$2.stderr" 2>&1
+	"${@:3}" fio --eta=never --output-format=json --output="$2" "$1" >"$2.stderr" 2>&1
 }
 
 # ---- profile: where a run's CPU time goes ------------------------------------
@@ -563,8 +565,7 @@ perf_fio_run() {
 	R_PROF=null
 	pid=$(md_thread_pid "$md")
 	t0=$(thread_ticks "$pid")
-	perf record -a -q -F "$perf_hz" -e cpu-clock -o "$W/perf.data" -- \
-		fio --eta=never --output-format=json --output="$out" "$jf" >"$out.stderr" 2>&1 || rc=$?
+	fio_run "$jf" "$out" perf record -a -q -F "$perf_hz" -e cpu-clock -o "$W/perf.data" -- || rc=$?
 	t1=$(thread_ticks "$pid")
 	hz=100	# USER_HZ, the unit of /proc/PID/stat on x86
 	if [ -s "$W/perf.data" ]; then
@@ -623,8 +624,7 @@ profile_json() {
 lock_fio_run() {
 	local jf=$1 out=$2 rc=0
 	R_LOCKS=null
-	perf lock record -a -o "$W/lock.data" -- \
-		fio --eta=never --output-format=json --output="$out" "$jf" >"$out.stderr" 2>&1 || rc=$?
+	fio_run "$jf" "$out" perf lock record -a -o "$W/lock.data" -- || rc=$?
 	if [ -s "$W/lock.data" ]; then
 		R_LOCKS=$(locks_json "$W/lock.data")
 	fi
