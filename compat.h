@@ -35,6 +35,8 @@
 
 #include <linux/bio.h>
 #include <linux/timer.h>
+#include <linux/blkdev.h>
+#include <linux/pagemap.h>
 #include <linux/raid/xor.h>
 #include "md.h"
 #include "md-bitmap.h"
@@ -263,6 +265,51 @@ static inline int r5x_set_queue_limits(struct mddev *mddev,
 	blk_queue_max_discard_sectors(mddev->queue, 0);
 	blk_queue_max_write_zeroes_sectors(mddev->queue, 0);
 	return 0;
+#endif
+}
+
+/*
+ * Stable writes: while a page is under writeback to the array, whoever
+ * writes to it through the page cache waits for the writeback to end
+ * (folio_wait_stable).  File systems mounted on the array inherit it at
+ * mount.  raid5x asks for it while skip_copy is on (nocopy.c), and keeps
+ * it when a member asks for it too.
+ */
+static inline void r5x_set_stable_writes(struct mddev *mddev, bool on)
+{
+	struct md_rdev *rdev;
+
+	if (!mddev->gendisk)
+		return;
+	rdev_for_each(rdev, mddev)
+		on |= bdev_stable_writes(rdev->bdev);
+#if R5X_HAVE_BLK_FEATURES
+	{
+		struct request_queue *q = mddev->gendisk->queue;
+		struct queue_limits lim = queue_limits_start_update(q);
+
+		if (on)
+			lim.features |= BLK_FEAT_STABLE_WRITES;
+		else
+			lim.features &= ~BLK_FEAT_STABLE_WRITES;
+		/* only a feature flag changes: nothing to validate fails */
+		WARN_ON_ONCE(queue_limits_commit_update(q, &lim));
+	}
+#else
+	if (on)
+		blk_queue_flag_set(QUEUE_FLAG_STABLE_WRITES, mddev->gendisk->queue);
+	else
+		blk_queue_flag_clear(QUEUE_FLAG_STABLE_WRITES, mddev->gendisk->queue);
+#endif
+}
+
+/* Does every writer of @mapping's pages wait for their writeback? */
+static inline bool r5x_mapping_stable(struct address_space *mapping)
+{
+#if R5X_HAVE_MAPPING_STABLE
+	return mapping_stable_writes(mapping);
+#else
+	return false;	/* not knowable here: always copy */
 #endif
 }
 

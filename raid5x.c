@@ -403,6 +403,7 @@ static struct r5x_conf *setup_conf(struct mddev *mddev)
 	conf->tun.seq_delay_ms = R5X_DEF_SEQ_DELAY_MS;
 	conf->tun.stall_grace_ms = R5X_DEF_STALL_GRACE_MS;
 	conf->tun.wake_batch_pct = R5X_DEF_WAKE_BATCH_PCT;
+	conf->tun.skip_copy = 1;
 
 	rdev_for_each(rdev, mddev) {
 		if (test_bit(Journal, &rdev->flags)) {
@@ -476,6 +477,7 @@ static int raid5x_run(struct mddev *mddev)
 		mddev->private = NULL;
 		return err;
 	}
+	r5x_set_stable_writes(mddev, conf->tun.skip_copy);
 	mddev->thread = md_register_thread(raid5x_thread, mddev, "raid5x");
 	if (!mddev->thread) {
 		free_conf(conf);

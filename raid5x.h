@@ -30,6 +30,8 @@
  *   members.c         which member serves a slot, and its state
  *   iobatch.c         a handler's one-page member bios joined into
  *                     multi-page ones (and split again on an error)
+ *   nocopy.c          whether a written page may go to the members
+ *                     uncopied (the bio's page cannot change meanwhile)
  *   geometry.c, parity.c, policy.c, delay_policy.c, plug_policy.c: pure
  *                     functions, no state of their own (KUnit-tested)
  *
@@ -40,8 +42,11 @@
  *            or hold list; or referenced by a submitter or a plug
  *   READING  member reads in flight (R5X_DEV_LOCKED on those devs); each
  *            in-flight member I/O holds one stripe reference
- *   WRITING  towrite drained into written, parity computed, member writes in
- *            flight; new bios may still queue on towrite meanwhile
+ *   WRITING  towrite drained into written (copied into the pages, or a
+ *            stable bio page written as it is: R5X_DEV_NOCOPY, nocopy.c),
+ *            parity computed, member writes in flight; new bios may still
+ *            queue on towrite meanwhile.  Completing the writes puts the
+ *            cache page back, not uptodate.
  *   -> back to QUEUED (more bios) or IDLE when the last I/O completes.
  *
  * One member I/O per page at a time (R5X_DEV_LOCKED): raid5xd plans only
@@ -147,6 +152,8 @@ enum r5x_dev_flags {
 	R5X_DEV_BADWRITE,	/* ... done: the member's copy is stale; the */
 				/* array writes wait until md recorded it */
 	R5X_DEV_REPLONLY,	/* next write goes to the replacement only */
+	R5X_DEV_NOCOPY,		/* page is a write bio's own (nocopy.c) until */
+				/* the write completes; cache page in orig_page */
 };
 
 /*
@@ -171,7 +178,8 @@ static inline bool r5x_blist_empty(const struct r5x_blist *l)
 
 /* One member's page of a stripe. */
 struct r5x_dev {
-	struct page *page;	/* the cached block */
+	struct page *page;	/* the cached block, or a bio's (R5X_DEV_NOCOPY) */
+	struct page *orig_page;	/* the cached block while page is a bio's */
 	struct bio *req;	/* member I/O, one inline segment (bio_kmalloc) */
 	struct bio *rreq;	/* the same write to the slot's replacement */
 	struct md_rdev *rdev;	/* member of the I/O in flight */
@@ -255,6 +263,7 @@ struct r5x_tunables {
 	int stall_grace_ms;		/* full stall: wait for new writes this long */
 	int wake_batch_pct;		/* % of cache freed before waking waiters */
 	int worker_threads;		/* handlers beside raid5xd (READ_ONCE) */
+	int skip_copy;			/* write stable bio pages uncopied (READ_ONCE) */
 };
 
 struct r5x_conf {

@@ -43,6 +43,9 @@ static void free_stripe(struct r5x_conf *conf, struct r5x_stripe *sh)
 	int i;
 
 	for (i = 0; i < conf->geom.raid_disks; i++) {
+		/* a bio's page is never ours to free */
+		if (WARN_ON_ONCE(test_bit(R5X_DEV_NOCOPY, &sh->dev[i].flags)))
+			sh->dev[i].page = sh->dev[i].orig_page;
 		if (sh->dev[i].page)
 			put_page(sh->dev[i].page);
 		kfree(sh->dev[i].req);

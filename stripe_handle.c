@@ -42,6 +42,7 @@
 #include "members.h"
 #include "policy.h"
 #include "iobatch.h"
+#include "nocopy.h"
 
 #define FULL_MASK	((u8)((1u << R5X_STRIPE_SECTORS) - 1))
 
@@ -493,7 +494,10 @@ static void compute_block(struct r5x_stripe *sh, int f)
 	r5x_count(sh->conf, reconstructs, 1);
 }
 
-/* Copy drained bios into pages and compute parity; mark writes. */
+/*
+ * Copy drained bios into pages (or write a stable bio page as it is,
+ * nocopy.c) and compute parity; mark writes.
+ */
 static unsigned long run_drain(struct r5x_stripe *sh, struct r5x_plan *p)
 {
 	struct r5x_conf *conf = sh->conf;
@@ -509,17 +513,32 @@ static unsigned long run_drain(struct r5x_stripe *sh, struct r5x_plan *p)
 		r5x_xor_into(parity, srcs, n, R5X_STRIPE_SIZE);
 	for (i = 0; i < conf->geom.raid_disks; i++) {
 		struct r5x_dev *dev = &sh->dev[i];
+		struct page *bpage;
 		struct r5x_bref *r;
 
 		if (r5x_blist_empty(&dev->written))
 			continue;
-		for (r = dev->written.head; r; r = r->next)
-			copy_bio_page(r->bio, dev->page, dev->lsector, true);
+		bpage = r5x_nocopy_page(conf, dev);
+		if (bpage) {
+			dev->orig_page = dev->page;
+			dev->page = bpage;
+			set_bit(R5X_DEV_NOCOPY, &dev->flags);
+			r5x_count(conf, nocopy_blocks, 1);
+		} else {
+			for (r = dev->written.head; r; r = r->next)
+				copy_bio_page(r->bio, dev->page, dev->lsector,
+					      true);
+		}
 		set_bit(R5X_DEV_UPTODATE, &dev->flags);
 		wmask |= BIT(i);
 	}
 	if (!p->no_parity) {
 		if (p->rmw) {
+			/* add the new data in: a page may be a bio's now */
+			n = 0;
+			for (i = 0; i < conf->geom.raid_disks; i++)
+				if (!r5x_blist_empty(&sh->dev[i].written))
+					srcs[n++] = page_address(sh->dev[i].page);
 			r5x_xor_into(parity, srcs, n, R5X_STRIPE_SIZE);
 		} else {
 			page_ptrs(sh, srcs, pd, -1);
@@ -827,6 +846,12 @@ static bool finish_writes(struct r5x_stripe *sh, int failed)
 		clear_bit(R5X_DEV_BADWRITE, &dev->flags);
 		if (r5x_blist_empty(&dev->written))
 			continue;
+		/* the bio's page is the caller's again once completed */
+		if (test_and_clear_bit(R5X_DEV_NOCOPY, &dev->flags)) {
+			dev->page = dev->orig_page;
+			dev->orig_page = NULL;
+			clear_bit(R5X_DEV_UPTODATE, &dev->flags);
+		}
 		complete_blist(sh, &dev->written, true,
 			       failed > 1 ? BLK_STS_IOERR : 0, NULL, 0, !failed);
 	}

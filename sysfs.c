@@ -141,6 +141,36 @@ static struct md_sysfs_entry r5x_stripe_cache_size =
 	__ATTR(stripe_cache_size, 0644, stripe_cache_size_show,
 	       stripe_cache_size_store);
 
+static ssize_t skip_copy_show(struct mddev *mddev, char *page)
+{
+	return show_int(mddev, page, offsetof(struct r5x_conf, tun.skip_copy));
+}
+
+static struct md_sysfs_entry r5x_skip_copy;
+
+/* 0 or 1; the array asks for stable writes while it is 1 (nocopy.c) */
+static ssize_t skip_copy_store(struct mddev *mddev, const char *page,
+			       size_t len)
+{
+	struct r5x_conf *conf;
+	struct kernfs_node *kn;
+	int err, v;
+
+	conf = lock_conf(mddev, &r5x_skip_copy.attr, &kn, &err);
+	if (!conf)
+		return err;
+	err = parse_int(page, 0, 1, &v);
+	if (!err && v != conf->tun.skip_copy) {
+		WRITE_ONCE(conf->tun.skip_copy, v);
+		r5x_set_stable_writes(mddev, v);
+	}
+	unlock_conf(mddev, kn);
+	return err ?: len;
+}
+
+static struct md_sysfs_entry r5x_skip_copy =
+	__ATTR(skip_copy, 0644, skip_copy_show, skip_copy_store);
+
 static ssize_t stripe_cache_active_show(struct mddev *mddev, char *page)
 {
 	return show_int(mddev, page, offsetof(struct r5x_conf, active_stripes));
@@ -212,6 +242,7 @@ static const struct attribute_group r5x_stats_group = {
 static struct attribute *r5x_attrs[] = {
 	&r5x_stripe_cache_size.attr,
 	&r5x_stripe_cache_active.attr,
+	&r5x_skip_copy.attr,
 #define R5X_TUNABLE_ATTR(name, field, min, max) &r5x_##name.attr,
 	R5X_TUNABLES(R5X_TUNABLE_ATTR)
 #undef R5X_TUNABLE_ATTR

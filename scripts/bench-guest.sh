@@ -721,8 +721,8 @@ run_job() {
 	sync
 	echo 3 >/proc/sys/vm/drop_caches
 	if [ "$job" = ext4-copy ]; then
-		mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0,nodiscard "/dev/$md" \
-			$((EXT4_MB * 1024)) >"$W/mkfs.log" 2>&1 || { R_ERR="mkfs.ext4 failed: $(tail -n 2 "$W/mkfs.log")"; return 1; }
+		mkfs.ext4 -q -F -b 4096 -E lazy_itable_init=0,lazy_journal_init=0,nodiscard "/dev/$md" \
+			"${EXT4_MB}M" >"$W/mkfs.log" 2>&1 || { R_ERR="mkfs.ext4 failed: $(tail -n 2 "$W/mkfs.log")"; return 1; }
 		mount -t ext4 "/dev/$md" "$MNT" || { R_ERR="mount failed"; return 1; }
 		sync
 		T_PREP=$(secs "$t0")

@@ -43,6 +43,7 @@ timer=$(hdr timer.h)
 blktypes=$(hdr blk_types.h)
 blkdev=$(hdr blkdev.h)
 xor=$(hdr raid/xor.h)
+pagemap=$(hdr pagemap.h)
 
 out=$mdinc/r5x_features.h.tmp
 exec 3>"$out"
@@ -72,6 +73,8 @@ feature R5X_HAVE_SYNC_ACCT	"$md" 'md_sync_acct\('
 # block layer and lib
 feature R5X_HAVE_BIO_INLINE_VECS_FN "$blktypes" 'bio_inline_vecs\(struct bio'
 feature R5X_HAVE_WZEROES_UNMAP "$blkdev" 'max_hw_wzeroes_unmap_sectors;'
+feature R5X_HAVE_BLK_FEATURES	"$blkdev" 'BLK_FEAT_STABLE_WRITES'
+feature R5X_HAVE_MAPPING_STABLE "$pagemap" 'bool mapping_stable_writes\('
 feature R5X_HAVE_XOR_GEN	"$xor" 'void xor_gen\('
 feature R5X_HAVE_TIMER_CONTAINER_OF "$timer" 'define timer_container_of'
 exec 3>&-

@@ -8,7 +8,8 @@
 #   preread_bypass_threshold: -1, abc, stripe_cache_size + 1 -> same
 #   raid5x's own tunables (preread_batch, seq_delay_ms, stall_grace_ms,
 #   wake_batch_pct, worker_threads): one value in range accepted, each bound + 1, -1 and
-#   text refused, value unchanged
+#   text refused, value unchanged; skip_copy (raid456 has it too): 0
+#   accepted, -1 and abc refused (2 and empty: 21-nocopy; raid456 takes 2)
 #   module parameter merge_member_io (bool, writable): abc and 2 refused,
 #   value unchanged
 #   rmmod md-raid5x with a running raid5x array fails; the array stays
@@ -26,7 +27,8 @@ tunables=("tap_check preread_bypass_threshold 1 -1 abc SCS_PLUS_1"
 	"r5x_check seq_delay_ms 50 -1 1001 abc"
 	"r5x_check stall_grace_ms 20 -1 1001 abc"
 	"r5x_check wake_batch_pct 50 0 101 abc 5x"
-	"r5x_check worker_threads 2 -1 9 abc")
+	"r5x_check worker_threads 2 -1 9 abc"
+	"tap_check skip_copy 0 -1 abc")
 ntun=0
 for t in "${tunables[@]}"; do
 	read -r -a w <<<"$t"

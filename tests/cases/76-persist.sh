@@ -3,7 +3,7 @@
 # 76-persist: what docs/sysfs.md tells users about raid5x's attributes.
 #  - md/raid5x_stats/: one number per counter file, counters read-only,
 #    `echo 1 > reset` zeroes them, anything else is EINVAL;
-#  - raid456's attributes raid5x does not have (group_thread_cnt, skip_copy,
+#  - raid456's attributes raid5x does not have (group_thread_cnt,
 #    rmw_level, stripe_size, journal_mode, ppl_write_hint) are absent: a
 #    shell redirect to one fails (EACCES, sysfs cannot create a file),
 #    reading one is ENOENT;
@@ -52,7 +52,7 @@ r5x_check "echo 1 > reset zeroes every counter" zeroed
 # raid456-only attributes
 absent_eacces() {
 	local a msg
-	for a in group_thread_cnt skip_copy rmw_level stripe_size journal_mode ppl_write_hint; do
+	for a in group_thread_cnt rmw_level stripe_size journal_mode ppl_write_hint; do
 		[ ! -e "$sys/$a" ] || { note "$a exists"; return 1; }
 		msg=$( (echo 1 >"$sys/$a") 2>&1) && { note "write to $a succeeded"; return 1; }
 		[[ $msg == *"Permission denied"* ]] || { note "$a: $msg"; return 1; }
