@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * nocopy.h - writing a drained array page to the members from the bio's own
- * page, without a copy into the stripe cache (sysfs skip_copy, default 1).
+ * page, without a copy into the stripe cache (sysfs skip_copy, default 0).
  */
 #ifndef RAID5X_NOCOPY_H
 #define RAID5X_NOCOPY_H

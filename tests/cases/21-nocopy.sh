@@ -1,11 +1,12 @@
 #!/bin/bash
 # shellcheck source-path=SCRIPTDIR
-# 21-nocopy: skip_copy (default 1) writes a drained page from the write
+# 21-nocopy: skip_copy (default 0; set to 1 here) writes a drained page from the write
 # bio's own page, uncopied, when that page cannot change until the member
 # writes end: a page-cache page of a file system on the array, under
 # writeback, with stable writes (nocopy.c).
 #   - the array asks for stable writes (queue/stable_writes 1) while
-#     skip_copy is 1, not after 0; skip_copy takes 0 or 1 only;
+#     skip_copy is 1, not by default (0) nor after 0 again; skip_copy
+#     takes 0 or 1 only;
 #   - buffered file writes on ext4 go uncopied (nocopy_blocks at least
 #     half the file's blocks); O_DIRECT writes to the raw array never do
 #     (nocopy_blocks 0: a user buffer can change in flight);
@@ -47,10 +48,11 @@ gl_on_exit "umount /mnt/r 2>/dev/null"
 
 step() {
 	to_raid5x md0 || return 1
-	note "skip_copy $(cat "$sys/skip_copy"), stable_writes $(cat "$q")"
-	[ "$(cat "$sys/skip_copy")" = 1 ] && [ "$(cat "$q")" = 1 ]
+	note "default: skip_copy $(cat "$sys/skip_copy"), stable_writes $(cat "$q")"
+	[ "$(cat "$sys/skip_copy")" = 0 ] && [ "$(cat "$q")" = 0 ] &&
+		sysfs_write "$sys/skip_copy" 1 && [ "$(cat "$q")" = 1 ]
 }
-tap_check "raid5x: skip_copy 1, the queue asks for stable writes" step
+tap_check "raid5x: skip_copy 0 by default; at 1 the queue asks for stable writes" step
 
 bad_input() {
 	local v

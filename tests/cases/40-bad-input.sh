@@ -8,7 +8,7 @@
 #   preread_bypass_threshold: -1, abc, stripe_cache_size + 1 -> same
 #   raid5x's own tunables (preread_batch, seq_delay_ms, stall_grace_ms,
 #   wake_batch_pct, worker_threads): one value in range accepted, each bound + 1, -1 and
-#   text refused, value unchanged; skip_copy (raid456 has it too): 0
+#   text refused, value unchanged; skip_copy (raid456 has it too): 1
 #   accepted, -1 and abc refused (2 and empty: 21-nocopy; raid456 takes 2)
 #   module parameter merge_member_io (bool, writable): abc and 2 refused,
 #   value unchanged
@@ -28,7 +28,7 @@ tunables=("tap_check preread_bypass_threshold 1 -1 abc SCS_PLUS_1"
 	"r5x_check stall_grace_ms 20 -1 1001 abc"
 	"r5x_check wake_batch_pct 50 0 101 abc 5x"
 	"r5x_check worker_threads 2 -1 9 abc"
-	"tap_check skip_copy 0 -1 abc")
+	"tap_check skip_copy 1 -1 abc")
 ntun=0
 for t in "${tunables[@]}"; do
 	read -r -a w <<<"$t"
