@@ -19,7 +19,7 @@
 	X(rmw_stripes,     "stripes written by read-modify-write")	\
 	X(rcw_stripes,     "stripes written by reconstruct-write")	\
 	X(full_stripes,    "stripes written with every data block overwritten") \
-	X(nocopy_blocks,   "data blocks written from the bio's stable page, not copied (skip_copy)") \
+	X(nocopy_blocks,   "data blocks written uncopied from a stable page (skip_copy)") \
 	X(granted_now,     "non-sequential partial writes granted pre-reads at once") \
 	X(delayed,         "stripes put on the delayed list")		\
 	X(activated,       "stripes moved from delayed to hold")	\

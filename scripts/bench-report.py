@@ -38,7 +38,8 @@ SUITE_JOBS = [
 COUNTER_COLS = [
     ("preread_blocks", "preread blk"), ("read_blocks", "read blk"),
     ("write_blocks", "write blk"), ("rmw_stripes", "rmw"),
-    ("rcw_stripes", "rcw"), ("full_stripes", "full"), ("delayed", "delayed"),
+    ("rcw_stripes", "rcw"), ("full_stripes", "full"),
+    ("nocopy_blocks", "uncopied blk"), ("delayed", "delayed"),
     ("activated", "activated"), ("activated_aged", "aged"),
     ("activated_pressure", "pressure"), ("activated_idle", "idle"),
     ("delay_walks", "walks"), ("bypassed", "bypassed"), ("plugs", "plugs"),
