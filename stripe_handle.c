@@ -494,6 +494,17 @@ static void compute_block(struct r5x_stripe *sh, int f)
 	r5x_count(sh->conf, reconstructs, 1);
 }
 
+/* The pages of the members with drained writes, in @srcs; returns how many. */
+static int written_ptrs(struct r5x_stripe *sh, void **srcs)
+{
+	int i, n = 0;
+
+	for (i = 0; i < sh->conf->geom.raid_disks; i++)
+		if (!r5x_blist_empty(&sh->dev[i].written))
+			srcs[n++] = page_address(sh->dev[i].page);
+	return n;
+}
+
 /*
  * Copy drained bios into pages (or write a stable bio page as it is,
  * nocopy.c) and compute parity; mark writes.
@@ -501,16 +512,15 @@ static void compute_block(struct r5x_stripe *sh, int f)
 static unsigned long run_drain(struct r5x_stripe *sh, struct r5x_plan *p)
 {
 	struct r5x_conf *conf = sh->conf;
-	int i, n = 0, pd = sh->pd_idx;
+	int i, n, pd = sh->pd_idx;
 	void *srcs[R5X_MAX_DISKS];
 	void *parity = page_address(sh->dev[pd].page);
 	unsigned long wmask = 0;
 
-	for (i = 0; i < conf->geom.raid_disks; i++)
-		if (!r5x_blist_empty(&sh->dev[i].written))
-			srcs[n++] = page_address(sh->dev[i].page);
-	if (p->rmw)	/* take the old data out of the parity */
+	if (p->rmw) {	/* take the old data out of the parity */
+		n = written_ptrs(sh, srcs);
 		r5x_xor_into(parity, srcs, n, R5X_STRIPE_SIZE);
+	}
 	for (i = 0; i < conf->geom.raid_disks; i++) {
 		struct r5x_dev *dev = &sh->dev[i];
 		struct page *bpage;
@@ -535,10 +545,7 @@ static unsigned long run_drain(struct r5x_stripe *sh, struct r5x_plan *p)
 	if (!p->no_parity) {
 		if (p->rmw) {
 			/* add the new data in: a page may be a bio's now */
-			n = 0;
-			for (i = 0; i < conf->geom.raid_disks; i++)
-				if (!r5x_blist_empty(&sh->dev[i].written))
-					srcs[n++] = page_address(sh->dev[i].page);
+			n = written_ptrs(sh, srcs);
 			r5x_xor_into(parity, srcs, n, R5X_STRIPE_SIZE);
 		} else {
 			page_ptrs(sh, srcs, pd, -1);
