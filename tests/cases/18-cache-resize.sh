@@ -5,7 +5,8 @@
 # Three rounds: random 4K O_DIRECT writes at depth 32 keep raid5xd busy;
 # meanwhile stripe_cache_size goes 1024 -> 17 -> 1024. Then a writer at
 # depth 512 must get more than 256 stripes active at once (a pool of 1024)
-# and finish; at the end every block written verifies and check finds 0.
+# in one of up to 3 runs of 3 s, and finish; at the end every block
+# written verifies and check finds 0.
 # Fails on the module before the fix: raid5xd, freeing idle stripes above
 # the lowered limit, also freed the ones the grow was adding, so the pool
 # stayed small while stripe_cache_size said 1024; the wake-up batch (a
@@ -27,7 +28,7 @@ r5x_check "takeover to raid5x" to_raid5x md0
 # round: shrink and regrow under writes, then the deep writer; prints the
 # most stripes it saw active
 round() {
-	local p max=0 a
+	local p max=0 a try
 	fio --eta=never --output=/dev/null --filename=/dev/md0 --direct=1 \
 		--ioengine=libaio --iodepth=32 --name=bg --rw=randwrite --bs=4k \
 		--size=96M --time_based --runtime=3 &
@@ -37,22 +38,30 @@ round() {
 	gl_nap 0.3
 	echo 1024 >"$sys/stripe_cache_size" || return 1
 	wait "$p" || return 1
-	fio --eta=never --output=/dev/null --filename=/dev/md0 --direct=1 \
-		--ioengine=libaio --iodepth=512 --name=deep --rw=randwrite --bs=4k \
-		--size=96M --time_based --runtime=3 &
-	p=$!
-	while kill -0 "$p" 2>/dev/null; do
-		read -r a <"$sys/stripe_cache_active" && [ "$a" -gt "$max" ] && max=$a
-		gl_nap 0.05
+	# up to 3 deep runs, until one shows > 256 active: a pool of P
+	# stripes never shows more than P, whatever the load; a writer
+	# starved of CPU (the other lane's guest on the same 2 cores) may
+	# show fewer (134 once in CI on the debug kernel, 386-502 alone)
+	for try in 1 2 3; do
+		fio --eta=never --output=/dev/null --filename=/dev/md0 --direct=1 \
+			--ioengine=libaio --iodepth=512 --name=deep --rw=randwrite --bs=4k \
+			--size=96M --time_based --runtime=3 &
+		p=$!
+		while kill -0 "$p" 2>/dev/null; do
+			read -r a <"$sys/stripe_cache_active" && [ "$a" -gt "$max" ] && max=$a
+			gl_nap 0.05
+		done
+		wait "$p" || return 1
+		[ "$max" -le 256 ] || break
 	done
-	wait "$p" || return 1
-	echo "$max"
+	echo "$max $try"
 }
 rounds_ok() {
-	local r m
+	local r m t out
 	for r in 1 2 3; do
-		m=$(round) || { note "round $r: a writer or a resize failed"; return 1; }
-		note "round $r: at most $m stripes active at depth 512 (stripe_cache_size $(cat "$sys/stripe_cache_size"))"
+		out=$(round) || { note "round $r: a writer or a resize failed"; return 1; }
+		read -r m t <<<"$out"
+		note "round $r: at most $m stripes active at depth 512 in $t deep run(s) (stripe_cache_size $(cat "$sys/stripe_cache_size"))"
 		[ "$m" -gt 256 ] || return 1
 	done
 }
