@@ -180,6 +180,27 @@ static struct md_sysfs_entry r5x_stripe_cache_active =
 	__ATTR(stripe_cache_active, 0444, stripe_cache_active_show, NULL);
 
 /*
+ * Stripes allocated (conf->nr_stripes): stripe_cache_size once a grow has
+ * returned and a shrink's lazy part (raid5xd frees stripes as they go
+ * idle) is over; between the two, the pool there is.
+ */
+static ssize_t stripe_cache_allocated_show(struct mddev *mddev, char *page)
+{
+	struct r5x_conf *conf;
+	ssize_t ret = 0;
+
+	spin_lock(&mddev->lock);
+	conf = r5x_is_ours(mddev) ? mddev->private : NULL;
+	if (conf)
+		ret = sysfs_emit(page, "%d\n", READ_ONCE(conf->nr_stripes));
+	spin_unlock(&mddev->lock);
+	return ret;
+}
+
+static struct md_sysfs_entry r5x_stripe_cache_allocated =
+	__ATTR(stripe_cache_allocated, 0444, stripe_cache_allocated_show, NULL);
+
+/*
  * raid5x_stats/: one read-only file per counter (R5X_COUNTERS), and a
  * write-only "reset" that zeroes them all.  Neither takes md's reconfig
  * mutex (mddev->lock keeps the conf alive, as for show_int()), so the
@@ -242,6 +263,7 @@ static const struct attribute_group r5x_stats_group = {
 static struct attribute *r5x_attrs[] = {
 	&r5x_stripe_cache_size.attr,
 	&r5x_stripe_cache_active.attr,
+	&r5x_stripe_cache_allocated.attr,
 	&r5x_skip_copy.attr,
 #define R5X_TUNABLE_ATTR(name, field, min, max) &r5x_##name.attr,
 	R5X_TUNABLES(R5X_TUNABLE_ATTR)

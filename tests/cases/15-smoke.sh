@@ -37,8 +37,7 @@ sum=$(md5sum </dev/md0)
 mdadm /dev/md0 --remove "${devs[2]}" >/dev/null 2>&1
 wipefs -a "${devs[4]}" >/dev/null 2>&1 || true
 mdadm /dev/md0 --add "${devs[4]}" >/dev/null
-sleep 1
-wait_idle md0 600 || true
+wait_rebuilt md0 600 || true
 tap_check "spare rebuilt by raid5x" grep -q '\[4/4\] \[UUUU\]' /proc/mdstat
 tap_check "rebuilt array: same bytes" test "$(md5sum </dev/md0)" = "$sum"
 tap_check "check after rebuild: mismatch_cnt 0" md_check_zero md0

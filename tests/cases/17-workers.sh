@@ -49,14 +49,16 @@ change_under_writes() {
 	wait "$bg" || { note "fio failed"; rc=1; }
 	return "$rc"
 }
-# rebuilt: the spare is in, [4/4]
+# rebuilt: the spare is in, [4/4] (degraded 0 and idle: the recovery
+# starts asynchronously after --add)
 rebuilt() {
-	wait_idle md0 600 && grep -q '\[4/4\] \[UUUU\]' /proc/mdstat
+	wait_rebuilt md0 600 && grep -q '\[4/4\] \[UUUU\]' /proc/mdstat
 }
-# bitmap_clean: md cleared every bit of the bitmap after the writes
+# bitmap_clean: md cleared every bit of the bitmap after the writes (a
+# few daemon periods of 1 s; polled for up to 60 s)
 bitmap_clean() {
 	local i d
-	for i in $(seq 1 40); do
+	for i in $(seq 1 120); do
 		d=$(mdadm -X "${devs[0]}" 2>/dev/null | sed -n 's/.* \([0-9][0-9]*\) dirty.*/\1/p')
 		[ "$d" = 0 ] && return 0
 		gl_nap 0.5
@@ -84,7 +86,6 @@ r5x_check "degraded writes verify with workers" \
 mdadm /dev/md0 --remove "${devs[2]}" >/dev/null 2>&1
 wipefs -a "${devs[4]}" >/dev/null 2>&1 || true
 mdadm /dev/md0 --add "${devs[4]}" >/dev/null
-gl_nap 1
 r5x_check "spare rebuilt with workers" rebuilt
 r5x_check "check after the rebuild: mismatch_cnt 0" md_check_zero md0
 sum=$(md_md5 md0)

@@ -28,10 +28,10 @@ note "$(grep -A3 '^md0' /proc/mdstat | tr '\n' ' ')"
 # dirty MEMBER: bitmap chunks marked dirty in MEMBER's on-disk bitmap
 dirty() { mdadm -X "$1" 2>/dev/null | sed -n 's/.* \([0-9][0-9]*\) dirty.*/\1/p'; }
 # wait_clean MEMBER: md clears bits a few daemon periods (--delay=1: 1 s)
-# after the writes
+# after the writes; polled for up to 60 s
 wait_clean() {
 	local i
-	for i in $(seq 1 40); do
+	for i in $(seq 1 120); do
 		[ "$(dirty "$1")" = 0 ] && return 0
 		gl_nap 0.5
 	done

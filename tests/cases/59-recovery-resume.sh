@@ -61,10 +61,16 @@ scenario() {
 		echo "$speed" >"$sys/sync_speed_min" &&
 			echo "$speed" >"$sys/sync_speed_max" || return 1
 		mdadm --manage /dev/md0 --add "$spare" >/dev/null || return 1
-		sleep 0.5
+		# md's thread starts the recovery: up to 30 s (at this speed
+		# it lasts longer than that)
+		local i a
+		for ((i = 0; i < 300; i++)); do
+			read -r a <"$sys/sync_action"
+			[ "$a" != recover ] || break
+			gl_nap 0.1
+		done
 		[ "$(md_level md0)" = "$pers" ] || { note "level $(md_level md0)"; return 1; }
-		[ "$(cat "$sys/sync_action")" = recover ] ||
-			{ note "sync_action $(cat "$sys/sync_action")"; return 1; }
+		[ "$a" = recover ] || { note "sync_action $a after 30 s"; return 1; }
 	}
 	"$chk" "$tag: data written, member 1 failed and removed, spare added: recovery at $speed KiB/s" step
 	rs=$sys/dev-${spare##*/}/recovery_start
@@ -87,8 +93,10 @@ scenario() {
 	}
 	pos0=0 total=1
 	"$chk" "$tag: the recovery gets past 25%" step
-	# interrupt; md starts it again at once. Sampled every 0.1 s for 4 s:
-	# the position of the running recovery and the spare's recovery_start.
+	# interrupt; md starts it again at once. Sampled every 0.1 s for 4 s,
+	# and on (up to 30 s) until the running recovery was seen 10 times (a
+	# starved guest's md thread may take a while to restart it): the
+	# position of the running recovery and the spare's recovery_start.
 	# A position of 0 is md's "just started" (raid456 on the debug kernel
 	# showed one such sample, then resumed at 7936 of 30720 with 7712
 	# before): not counted; a recovery that starts over still shows the
@@ -98,7 +106,7 @@ scenario() {
 		local i v r n=0 low=-1 act
 		[ "$pos0" -gt 0 ] || return 1
 		echo idle >"$sys/sync_action" || return 1
-		for ((i = 0; i < 40; i++)); do
+		for ((i = 0; i < 300 && (i < 40 || n < 10); i++)); do
 			v=$(completed)
 			read -r act <"$sys/sync_action"
 			if [ "$v" != none ] && [ "$v" != 0 ] && [ "$act" = recover ]; then

@@ -51,8 +51,7 @@ sum1=$(md5sum </dev/md0)
 mdadm /dev/md0 --remove "${devs[1]}" >/dev/null 2>&1
 wipefs -a "${devs[4]}" >/dev/null 2>&1 || true
 mdadm /dev/md0 --add "${devs[4]}" >/dev/null
-sleep 1
-wait_idle md0 600
+wait_rebuilt md0 600
 tap_check "raid5x rebuilt the spare: [4/4] [UUUU]" grep -q '\[4/4\] \[UUUU\]' /proc/mdstat
 stop_array md0
 assemble_raid456 md0 "${devs[0]}" "${devs[2]}" "${devs[3]}" "${devs[4]}"

@@ -3,6 +3,9 @@
 # 76-persist: what docs/sysfs.md tells users about raid5x's attributes.
 #  - md/raid5x_stats/: one number per counter file, counters read-only,
 #    `echo 1 > reset` zeroes them, anything else is EINVAL;
+#  - md/stripe_cache_active and md/stripe_cache_allocated: a number each,
+#    a write refused; allocated equals stripe_cache_size on an array
+#    never resized;
 #  - raid456's attributes raid5x does not have (group_thread_cnt,
 #    rmw_level, stripe_size, journal_mode, ppl_write_hint) are absent: a
 #    shell redirect to one fails (EACCES, sysfs cannot create a file),
@@ -19,7 +22,7 @@
 # shellcheck source=../lib/guest-lib.sh
 . /lib/guest-lib.sh
 
-tap_plan 16
+tap_plan 17
 load_md
 read -r -a devs <<<"$(make_members 4 16)"
 sys=/sys/block/md0/md
@@ -48,6 +51,20 @@ zeroed() {
 	r5x_stats md0 | awk '$2 != 0 { print "# " $0; bad = 1 } END { exit bad }'
 }
 r5x_check "echo 1 > reset zeroes every counter" zeroed
+
+# read-only array attributes
+read_only() {
+	local a v msg
+	for a in stripe_cache_active stripe_cache_allocated; do
+		read -r v <"$sys/$a" || { note "$a unreadable"; return 1; }
+		[[ $v =~ ^[0-9]+$ ]] || { note "$a: '$v'"; return 1; }
+		msg=$( (echo 1 >"$sys/$a") 2>&1) && { note "write to $a succeeded"; return 1; }
+		note "$a $v, a write: ${msg##*: }"
+	done
+	[ "$(cat "$sys/stripe_cache_allocated")" = "$(cat "$sys/stripe_cache_size")" ] ||
+		{ note "stripe_cache_allocated $(cat "$sys/stripe_cache_allocated"), stripe_cache_size $(cat "$sys/stripe_cache_size")"; return 1; }
+}
+r5x_check "stripe_cache_active, stripe_cache_allocated: numbers, writes refused; allocated = stripe_cache_size" read_only
 
 # raid456-only attributes
 absent_eacces() {

@@ -42,10 +42,17 @@ stop_under_load() {
 		--direct=1 --ioengine=libaio --iodepth=16 --size=32M \
 		--time_based --runtime=30 --eta=never --output=/dev/null &
 	pid=$!
+	# writes under way, and the sync running (md's thread starts it: up
+	# to 30 s; slow_sync keeps it running far longer)
+	local i a
 	sleep 3
-	note "$kind: $(cat "$sys/sync_action") at $(cat "$sys/sync_completed")"
-	[ "$(cat "$sys/sync_action")" = "$kind" ] ||
-		{ note "no $kind running"; rc=1; }
+	for ((i = 0; i < 300; i++)); do
+		read -r a <"$sys/sync_action"
+		[ "$a" != "$kind" ] || break
+		gl_nap 0.1
+	done
+	note "$kind: $a at $(cat "$sys/sync_completed")"
+	[ "$a" = "$kind" ] || { note "no $kind running"; rc=1; }
 	kill "$pid" 2>/dev/null
 	wait "$pid" 2>/dev/null
 	# the stop itself: bounded, the guest's hung-task check backs it up

@@ -209,8 +209,7 @@ step() {
 	mdadm --manage /dev/md0 --remove "${mdev[1]}" >/dev/null 2>&1 || return 1
 	mdadm --zero-superblock "${mdev[1]}" || return 1
 	mdadm --manage /dev/md0 --add "${mdev[1]}" >/dev/null || return 1
-	sleep 1
-	wait_idle md0 300 || return 1
+	wait_rebuilt md0 300 || return 1
 	[ "$(cat "$sys/degraded")" = 0 ] && [ "$(md_level md0)" = raid5x ] &&
 		[ "$(md_md5 md0)" = "$want" ]
 }

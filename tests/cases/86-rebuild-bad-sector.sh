@@ -94,11 +94,18 @@ $((doff + msec)) 8 error
 $((doff + msec + 8)) $((sz - doff - msec - 8)) linear ${loops[1]} $((doff + msec + 8))" || return 1
 		mdadm --manage /dev/md0 --add "$spare" >/dev/null || return 1
 		sleep 0.5
-		local ended=0 k a d
+		# idle counts as the end once the recovery was seen running or
+		# the array is whole (md's thread starts it after --add: idle
+		# until then)
+		local ended=0 k a d seen=0
 		for ((k = 0; k < 600; k++)); do
 			read -r a <"$sys/sync_action"
 			read -r d <"$sys/degraded"
-			[ "$a" != idle ] || { ended=1; break; }
+			[ "$a" = idle ] || seen=1
+			if [ "$a" = idle ] && { [ "$seen" = 1 ] || [ "$d" = 0 ]; }; then
+				ended=1
+				break
+			fi
 			[ "$d" -lt 2 ] || { note "array failed (degraded $d) during the recovery"; break; }
 			gl_nap 0.1
 		done

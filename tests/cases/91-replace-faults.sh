@@ -36,7 +36,8 @@ start() {
 	echo 500 >"$sys/sync_speed_max"
 	mdadm /dev/md0 --add "${devs[4]}" >/dev/null &&
 		mdadm /dev/md0 --replace "${devs[1]}" --with "${devs[4]}" >/dev/null || return 1
-	for ((i = 0; i < 100; i++)); do
+	# md's thread makes it the replacement: polled, up to 60 s
+	for ((i = 0; i < 600; i++)); do
 		[[ $(md_member md0 "${devs[4]}" state) != *replacement* ]] || return 0
 		gl_nap 0.1
 	done

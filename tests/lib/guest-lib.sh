@@ -387,16 +387,18 @@ md_rebuilt() {
 		[ "$d" = 0 ] && [ "$a" = idle ]
 }
 
-# wait_rebuilt MD: wait until md_rebuilt (recovery starts asynchronously
-# after --add), at most 300 s.
+# wait_rebuilt MD [S]: wait until md_rebuilt (recovery starts asynchronously
+# after --add: until md's thread has started it, sync_action reads idle
+# with the array still degraded, so wait_idle alone may return before it
+# began), at most S s (default 300).
 wait_rebuilt() {
 	local sys i
 	sys=$(md_sys "$1")
-	for ((i = 0; i < 3000; i++)); do
+	for ((i = 0; i < ${2:-300} * 10; i++)); do
 		md_rebuilt "$sys" && return 0
 		gl_nap 0.1
 	done
-	note "wait_rebuilt: degraded=$(cat "$sys/degraded") action=$(cat "$sys/sync_action")"
+	note "wait_rebuilt: degraded=$(cat "$sys/degraded") action=$(cat "$sys/sync_action") after ${2:-300} s"
 	return 1
 }
 
