@@ -313,6 +313,23 @@ static inline bool r5x_mapping_stable(struct address_space *mapping)
 #endif
 }
 
+/*
+ * Can md's thread write the superblock while the array is quiesced?  Up
+ * to 6.6 mddev_suspend() quiesces the personality with MD_ALLOW_SB_UPDATE
+ * set: its caller holds reconfig_mutex for md_check_recovery, which then
+ * writes the superblock from the md thread.  md_stop_writes() quiesces
+ * without it, holding the lock, and writes the superblock itself once the
+ * quiesce is over; from 6.7 only such stop paths quiesce at all.
+ */
+static inline bool r5x_sb_writable_quiesced(struct mddev *mddev)
+{
+#if R5X_HAVE_ALLOW_SB_UPDATE
+	return test_bit(MD_ALLOW_SB_UPDATE, &mddev->flags);
+#else
+	return false;
+#endif
+}
+
 /* ---- write-intent bitmap ----------------------------------------------- */
 
 #if !R5X_HAVE_BITMAP_OPS || R5X_BITMAP_BY_CORE
@@ -334,6 +351,24 @@ static inline const char *r5x_bitmap_unsupported(struct mddev *mddev)
 	if (!R5X_HAVE_BITMAP)
 		return "this kernel's md bitmap API is not supported by raid5x";
 	return NULL;
+}
+
+/*
+ * A bitmap raid5x cannot mark came in while the array ran (`mdadm --grow
+ * --bitmap=` is not refused by md): run() and takeover() refuse it, but
+ * an array already running must not write unmarked (a crash would leave
+ * stale parity the bitmap calls clean).  Constant false where raid5x
+ * drives every bitmap this kernel can add.
+ */
+static inline bool r5x_bitmap_unmarkable(struct mddev *mddev)
+{
+	if (!READ_ONCE(mddev->bitmap))
+		return false;
+#if R5X_HAVE_LLBITMAP
+	if (mddev->bitmap_id == ID_LLBITMAP)
+		return true;
+#endif
+	return !R5X_HAVE_BITMAP;
 }
 
 /* Array write of [s, s + n) on a stripe: mark (6.1; md core does later). */

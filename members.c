@@ -46,6 +46,32 @@ struct md_rdev *r5x_get_rdev(struct r5x_conf *conf, int disk, bool for_write)
 	return rdev;
 }
 
+/*
+ * A member being rebuilt holds the right data below its recovery_offset
+ * (md advances it only past completed sync writes): it can be read there.
+ */
+static bool readable_at(struct md_rdev *rdev, sector_t sector)
+{
+	return test_bit(In_sync, &rdev->flags) ||
+		READ_ONCE(rdev->recovery_offset) >= sector + R5X_STRIPE_SECTORS;
+}
+
+/* Slot @disk's member with a reference, if it can be read at @sector. */
+struct md_rdev *r5x_get_reader(struct r5x_conf *conf, int disk, sector_t sector)
+{
+	struct md_rdev *rdev;
+
+	rcu_read_lock();
+	rdev = slot_member(conf, disk);
+	if (rdev && (test_bit(Faulty, &rdev->flags) ||
+		     !readable_at(rdev, sector)))
+		rdev = NULL;
+	if (rdev)
+		atomic_inc(&rdev->nr_pending);
+	rcu_read_unlock();
+	return rdev;
+}
+
 /* Slot @disk's replacement, if it has a working one, with a reference. */
 struct md_rdev *r5x_get_repl(struct r5x_conf *conf, int disk)
 {
@@ -83,6 +109,23 @@ bool r5x_disk_failed(struct r5x_conf *conf, int disk)
 	return disk_unusable(conf, disk, true);
 }
 
+/*
+ * Member @disk cannot be read for the stripe at member sector @sector:
+ * missing, faulty, or being rebuilt and not yet past it.
+ */
+bool r5x_disk_failed_at(struct r5x_conf *conf, int disk, sector_t sector)
+{
+	struct md_rdev *rdev;
+	bool bad;
+
+	rcu_read_lock();
+	rdev = slot_member(conf, disk);
+	bad = !rdev || test_bit(Faulty, &rdev->flags) ||
+		!readable_at(rdev, sector);
+	rcu_read_unlock();
+	return bad;
+}
+
 /* Member @disk cannot be written (missing or faulty). */
 bool r5x_disk_faulty(struct r5x_conf *conf, int disk)
 {
@@ -114,4 +157,15 @@ bool r5x_failure_unrecorded(struct r5x_conf *conf)
 	}
 	rcu_read_unlock();
 	return blocked;
+}
+
+/*
+ * May writes wait for md to record a failure now?  Always, as in raid5,
+ * except while quiesced by a stop (md_stop_writes): md writes the
+ * superblock only after the quiesce, which waits for those very writes.
+ */
+bool r5x_may_wait_record(struct r5x_conf *conf)
+{
+	return !READ_ONCE(conf->quiesce) ||
+		r5x_sb_writable_quiesced(conf->mddev);
 }

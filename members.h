@@ -11,6 +11,9 @@ struct md_rdev *r5x_get_rdev(struct r5x_conf *conf, int disk, bool for_write);
 struct md_rdev *r5x_get_repl(struct r5x_conf *conf, int disk);
 bool r5x_disk_failed(struct r5x_conf *conf, int disk);
 bool r5x_disk_faulty(struct r5x_conf *conf, int disk);
+bool r5x_disk_failed_at(struct r5x_conf *conf, int disk, sector_t sector);
+struct md_rdev *r5x_get_reader(struct r5x_conf *conf, int disk, sector_t sector);
+bool r5x_may_wait_record(struct r5x_conf *conf);
 bool r5x_failure_unrecorded(struct r5x_conf *conf);
 
 #endif /* RAID5X_MEMBERS_H */

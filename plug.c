@@ -47,7 +47,8 @@ static void r5x_unplug(struct blk_plug_cb *blk_cb, bool from_schedule)
 	spin_lock_irqsave(&conf->lock, flags);
 	list_for_each_entry_safe(sh, tmp, &plug->stripes, lru) {
 		list_del_init(&sh->lru);
-		clear_bit(R5X_STRIPE_ON_PLUG, &sh->state);
+		/* another plug may take it (test_and_set_bit) once clear */
+		clear_bit_unlock(R5X_STRIPE_ON_PLUG, &sh->state);
 		if (atomic_dec_and_test(&sh->count))
 			__r5x_release_stripe(conf, sh);
 		n++;

@@ -11,6 +11,7 @@
  * partially written members need their old contents.
  */
 #include <linux/bitops.h>
+#include <linux/minmax.h>
 #include "policy.h"
 
 void r5x_choose_write(const struct r5x_wstate *d, int n, int pd,
@@ -70,4 +71,20 @@ void r5x_choose_write(const struct r5x_wstate *d, int n, int pd,
 	} else {
 		c->want = rcw_want;
 	}
+}
+
+/*
+ * A member's read errors, @count of them, the last at @last (seconds, 0:
+ * never), seen again at @now: the count halves for every whole hour
+ * without an error, so a disk with a few latent sectors a month is never
+ * failed for them, while a burst past md's max_read_errors still is.
+ */
+int r5x_decay_read_errors(int count, s64 last, s64 now)
+{
+	s64 hours;
+
+	if (last <= 0 || now <= last || count <= 0)
+		return max(count, 0);
+	hours = (now - last) / 3600;
+	return hours >= 31 ? 0 : count >> hours;
 }

@@ -3,8 +3,9 @@
  * policy.h - the write method decision, free of bios and stripes.
  *
  * Given each member's state in one stripe, decide between read-modify-write
- * and reconstruct-write and which members must be read first.  Pure, so
- * KUnit (policy_test.c) checks it over many cases.
+ * and reconstruct-write and which members must be read first; and how a
+ * member's count of read errors ages.  Pure, so KUnit (policy_test.c)
+ * checks it over many cases.
  */
 #ifndef RAID5X_POLICY_H
 #define RAID5X_POLICY_H
@@ -28,5 +29,7 @@ struct r5x_wchoice {
 
 void r5x_choose_write(const struct r5x_wstate *d, int n, int pd,
 		      bool rmw_allowed, struct r5x_wchoice *c);
+
+int r5x_decay_read_errors(int count, s64 last, s64 now);
 
 #endif /* RAID5X_POLICY_H */

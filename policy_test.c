@@ -88,8 +88,24 @@ static void policy_choice(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, pc->compute, c.compute);
 }
 
+/* read errors halve per whole hour without one; a burst keeps counting */
+static void policy_read_error_decay(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, 20, r5x_decay_read_errors(20, 0, 1000));
+	KUNIT_EXPECT_EQ(test, 20, r5x_decay_read_errors(20, 1000, 1000));
+	KUNIT_EXPECT_EQ(test, 20, r5x_decay_read_errors(20, 1000, 1000 + 3599));
+	KUNIT_EXPECT_EQ(test, 10, r5x_decay_read_errors(20, 1000, 1000 + 3600));
+	KUNIT_EXPECT_EQ(test, 5, r5x_decay_read_errors(20, 1000, 1000 + 7300));
+	KUNIT_EXPECT_EQ(test, 0, r5x_decay_read_errors(20, 1000, 1000 + 31 * 3600));
+	KUNIT_EXPECT_EQ(test, 0, r5x_decay_read_errors(1 << 30, 1, 1 + 3600LL * 100000));
+	/* a clock that went back, a negative count: no change, never < 0 */
+	KUNIT_EXPECT_EQ(test, 7, r5x_decay_read_errors(7, 5000, 4000));
+	KUNIT_EXPECT_EQ(test, 0, r5x_decay_read_errors(-3, 1000, 9000));
+}
+
 static struct kunit_case policy_kcases[] = {
 	KUNIT_CASE_PARAM(policy_choice, policy_gen_params),
+	KUNIT_CASE(policy_read_error_decay),
 	{}
 };
 

@@ -102,7 +102,7 @@ static void resume_sb_waiters(struct r5x_conf *conf)
 	lockdep_assert_held(&conf->lock);
 	if (list_empty(&conf->sb_wait))
 		return;
-	if (!conf->quiesce && r5x_failure_unrecorded(conf)) {
+	if (r5x_may_wait_record(conf) && r5x_failure_unrecorded(conf)) {
 		/* md may update the superblock outside raid5xd: look again */
 		mod_timer(&conf->delay_timer, jiffies + 1);
 		return;
@@ -285,6 +285,12 @@ static bool raid5x_make_request(struct mddev *mddev, struct bio *bi)
 		if (read_aligned(conf, &bi))
 			return true;
 	}
+	if (write && unlikely(r5x_bitmap_unmarkable(mddev))) {
+		pr_err_ratelimited("md/raid5x:%s: a bitmap raid5x cannot mark was added: writes refused; remove it (mdadm --grow --bitmap=none) or move the array to raid456\n",
+				   mdname(mddev));
+		bio_io_error(bi);
+		return true;
+	}
 	if (write && !r5x_write_start(mddev, bi))
 		return false;
 	md_account_bio(mddev, &bi);
@@ -297,19 +303,33 @@ static bool raid5x_make_request(struct mddev *mddev, struct bio *bi)
 	return true;
 }
 
-/* raid5xd: superblock updates for md, then stripes until none is ready. */
+/* stripes raid5xd handles between two looks at md's superblock work */
+#define R5X_THREAD_BATCH	64
+
+/*
+ * raid5xd: superblock updates for md, then stripes until none is ready.
+ * Under sustained I/O there is always a stripe ready: md's work (a
+ * failure to record, a recovery to start) is looked at again between
+ * batches, as raid5d does, or writes parked for it would wait for good.
+ */
 static void raid5x_thread(struct md_thread *thread)
 {
 	struct mddev *mddev = thread->mddev;
 	struct r5x_conf *conf = mddev->private;
+	bool first = true;
 
-	md_check_recovery(mddev);
-	if (conf->nr_stripes > conf->max_nr_stripes)
-		r5x_cache_shrink(conf);
-	spin_lock_irq(&conf->lock);
-	resume_sb_waiters(conf);
-	spin_unlock_irq(&conf->lock);
-	r5x_handle_ready(conf, conf->scratch);
+	do {
+		if (first || (READ_ONCE(mddev->sb_flags) &
+			      ~BIT(MD_SB_CHANGE_PENDING)))
+			md_check_recovery(mddev);
+		first = false;
+		if (conf->nr_stripes > conf->max_nr_stripes)
+			r5x_cache_shrink(conf);
+		spin_lock_irq(&conf->lock);
+		resume_sb_waiters(conf);
+		spin_unlock_irq(&conf->lock);
+	} while (r5x_handle_ready(conf, conf->scratch, R5X_THREAD_BATCH) >=
+		 R5X_THREAD_BATCH);
 }
 
 static sector_t raid5x_size(struct mddev *mddev, sector_t sectors, int raid_disks)
@@ -387,6 +407,7 @@ static struct r5x_conf *setup_conf(struct mddev *mddev)
 	conf->mddev = mddev;
 	conf->geom = geom;
 	spin_lock_init(&conf->lock);
+	mutex_init(&conf->bm_flush_lock);
 	INIT_LIST_HEAD(&conf->inactive);
 	INIT_LIST_HEAD(&conf->handle);
 	INIT_LIST_HEAD(&conf->delayed);
@@ -416,6 +437,15 @@ static struct r5x_conf *setup_conf(struct mddev *mddev)
 			RCU_INIT_POINTER(conf->disks[rdev->raid_disk].replacement, rdev);
 		else
 			RCU_INIT_POINTER(conf->disks[rdev->raid_disk].rdev, rdev);
+		/*
+		 * A member being rebuilt into a slot that was not its own (a
+		 * fresh spare, a replacement) has no bitmap history there:
+		 * its recovery, resumed after a stop or a takeover, must not
+		 * skip the regions the bitmap calls clean.
+		 */
+		if (!test_bit(In_sync, &rdev->flags) &&
+		    rdev->saved_raid_disk != rdev->raid_disk)
+			conf->fullsync = true;
 	}
 	degraded = calc_degraded(conf);
 	if (degraded > 1) {
@@ -682,9 +712,12 @@ static sector_t raid5x_sync_request(struct mddev *mddev, sector_t sector_nr,
 	sh = r5x_get_stripe(conf, round_down(sector_nr, R5X_STRIPE_SECTORS), 0);
 	if (!sh)
 		return 0;
+	/* a handler may hold the stripe: it reads these under sh->lock */
+	spin_lock(&sh->lock);
 	sh->sync_mode = mode;
 	sh->sync_target = target;
 	set_bit(R5X_STRIPE_SYNC, &sh->state);
+	spin_unlock(&sh->lock);
 	set_bit(R5X_STRIPE_HANDLE, &sh->state);
 	r5x_release_stripe(sh);
 	return R5X_STRIPE_SECTORS;

@@ -119,6 +119,7 @@
 #include <linux/bio.h>
 #include <linux/timer.h>
 #include <linux/workqueue.h>
+#include <linux/mutex.h>
 #include "compat.h"
 #include "geometry.h"
 #include "counters.h"
@@ -146,7 +147,9 @@ enum r5x_dev_flags {
 	R5X_DEV_READERR,	/* unreadable (read error, bad block): rebuild */
 				/* from the others, then write it back */
 	R5X_DEV_REWRITE,	/* that write-back is in flight */
-	R5X_DEV_REWRITTEN,	/* it succeeded: clear md's bad-block entry */
+	R5X_DEV_REWRITTEN,	/* it, or any write, succeeded on a block md */
+				/* lists bad: raid5xd clears the entry */
+	R5X_DEV_REPL_GOOD,	/* ... the same on the slot's replacement */
 	R5X_DEV_WERR,		/* member write failed (irq): raid5xd records */
 				/* a bad block or fails the member */
 	R5X_DEV_BADWRITE,	/* ... done: the member's copy is stale; the */
@@ -308,7 +311,8 @@ struct r5x_conf {
 	 * so no data reaches a member before its dirty bit is on disk.
 	 */
 	atomic_long_t bm_seq;
-	unsigned long bm_flushed;	/* READ_ONCE/WRITE_ONCE: any handler */
+	unsigned long bm_flushed;	/* written under bm_flush_lock */
+	struct mutex bm_flush_lock;	/* one md_bitmap_unplug at a time */
 	bool fullsync;			/* recovery may not skip clean regions */
 	struct timer_list delay_timer;	/* wakes raid5xd for aged stripes */
 	struct r5x_delay_floor delay_floor; /* under lock: skip needless walks */

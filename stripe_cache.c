@@ -22,6 +22,9 @@
 #include "stripe_cache.h"
 #include "delay_policy.h"
 
+/* how often a stripe parked on sb_wait is looked at again (ms) */
+#define R5X_SB_POLL_MS	20
+
 static struct hlist_head *stripe_hash(struct r5x_conf *conf, sector_t sector)
 {
 	return &conf->hash[hash_64(sector >> ilog2(R5X_STRIPE_SECTORS),
@@ -340,6 +343,13 @@ void __r5x_release_stripe(struct r5x_conf *conf, struct r5x_stripe *sh)
 	if (test_bit(R5X_STRIPE_HANDLE, &sh->state) &&
 	    test_bit(R5X_STRIPE_SB_WAIT, &sh->state)) {
 		list_add_tail(&sh->lru, &conf->sb_wait);
+		/*
+		 * Look again soon: what it waits for (an external metadata
+		 * handler's acknowledgement) may come with no wake-up for us.
+		 */
+		if (!timer_pending(&conf->delay_timer))
+			mod_timer(&conf->delay_timer,
+				  jiffies + msecs_to_jiffies(R5X_SB_POLL_MS));
 		return;
 	}
 	if (test_bit(R5X_STRIPE_HANDLE, &sh->state)) {

@@ -35,6 +35,7 @@
 #include <linux/highmem.h>
 #include <linux/mempool.h>
 #include <linux/slab.h>
+#include <linux/timekeeping.h>
 #include "raid5x.h"
 #include "parity.h"
 #include "stripe_cache.h"
@@ -216,11 +217,12 @@ struct r5x_plan {
 	void *scratch;		/* the handler's page for a parity check */
 };
 
+/* a member being rebuilt counts as failed only above its recovery_offset */
 static bool dev_failed(struct r5x_stripe *sh, int i)
 {
 	return test_bit(R5X_DEV_IOERR, &sh->dev[i].flags) ||
 		test_bit(R5X_DEV_READERR, &sh->dev[i].flags) ||
-		r5x_disk_failed(sh->conf, i);
+		r5x_disk_failed_at(sh->conf, i, sh->sector);
 }
 
 static bool dev_uptodate(struct r5x_stripe *sh, struct r5x_plan *p, int i)
@@ -336,15 +338,15 @@ static bool unacked_badblock(struct r5x_stripe *sh)
 
 /*
  * With @failed members unusable for @sh, must its writes wait until md has
- * recorded a failure (or a bad block) in the superblocks?  Not while
- * quiescing: md holds the array's lock then and writes the superblock
- * only once the quiesce is over (mdadm --stop).
+ * recorded a failure (or a bad block) in the superblocks?  Yes, as in
+ * raid5, also while quiesced, unless md cannot record it before the
+ * quiesce ends (r5x_may_wait_record).
  */
 static bool wait_for_record(struct r5x_stripe *sh, int failed)
 {
 	struct r5x_conf *conf = sh->conf;
 
-	if (!failed || READ_ONCE(conf->quiesce) ||
+	if (!failed || !r5x_may_wait_record(conf) ||
 	    (!r5x_failure_unrecorded(conf) && !unacked_badblock(sh)))
 		return false;
 	set_bit(R5X_STRIPE_SB_WAIT, &sh->state);
@@ -601,7 +603,8 @@ static void finish_sync(struct r5x_stripe *sh, bool ok)
 
 /*
  * A read of @dev's block from working member @rdev failed.  While the
- * member has had at most md's max_read_errors read errors, keep it: the
+ * member has had at most md's max_read_errors recent read errors (the
+ * count halves per hour without one, as raid10 counts), keep it: the
  * stripe rebuilds the block from parity and writes it back.  A member that
  * is not in sync, or keeps failing, is failed through md.
  */
@@ -609,10 +612,17 @@ static void read_failed(struct r5x_stripe *sh, struct r5x_dev *dev,
 			struct md_rdev *rdev)
 {
 	struct mddev *mddev = sh->conf->mddev;
+	time64_t now;
 	int n;
 
 	clear_bit(R5X_DEV_UPTODATE, &dev->flags);
 	r5x_count(sh->conf, read_errors, 1);
+	/* errors long past count less (policy.c); races only lose a halving */
+	now = ktime_get_seconds();
+	atomic_set(&rdev->read_errors,
+		   r5x_decay_read_errors(atomic_read(&rdev->read_errors),
+					 READ_ONCE(rdev->last_read_error), now));
+	WRITE_ONCE(rdev->last_read_error, now);
 	n = atomic_inc_return(&rdev->read_errors);
 	if (test_bit(In_sync, &rdev->flags) && !test_bit(Faulty, &rdev->flags) &&
 	    n <= atomic_read(&mddev->max_corr_read_errors)) {
@@ -658,6 +668,9 @@ static void end_repl_io(struct r5x_stripe *sh, struct r5x_dev *dev,
 		/* no bad-block log on a replacement: it is failed (raid5) */
 		r5x_count(conf, io_errors, 1);
 		md_error(conf->mddev, rrdev);
+	} else if (stripe_badblock(sh, rrdev)) {
+		/* a block marked bad by an earlier copy is good again */
+		set_bit(R5X_DEV_REPL_GOOD, &dev->flags);
 	}
 	bio_uninit(bio);
 	dev->rrdev = NULL;
@@ -686,6 +699,9 @@ static void end_member_io(struct bio *bio)
 			/* raid5xd records it (write_failed) */
 			set_bit(WriteErrorSeen, &rdev->flags);
 			set_bit(R5X_DEV_WERR, &dev->flags);
+			/* a spare, if any, takes its place (raid5's rule) */
+			if (!test_and_set_bit(WantReplacement, &rdev->flags))
+				set_bit(MD_RECOVERY_NEEDED, &conf->mddev->recovery);
 			/* a failed write-back: the block stays bad */
 			if (test_and_clear_bit(R5X_DEV_REWRITE, &dev->flags))
 				clear_bit(R5X_DEV_READERR, &dev->flags);
@@ -694,6 +710,9 @@ static void end_member_io(struct bio *bio)
 		set_bit(R5X_DEV_UPTODATE, &dev->flags);
 	} else if (test_and_clear_bit(R5X_DEV_REWRITE, &dev->flags)) {
 		rewrite_done(sh, dev, rdev);
+	} else if (stripe_badblock(sh, rdev)) {
+		/* any write over a listed bad block makes it good (raid5) */
+		set_bit(R5X_DEV_REWRITTEN, &dev->flags);
 	}
 	bio_uninit(bio);
 	dev->rdev = NULL;
@@ -776,7 +795,8 @@ static void submit_member_io(struct r5x_stripe *sh, int i, blk_opf_t opf,
 		if (test_and_clear_bit(R5X_DEV_REPLONLY, &dev->flags))
 			return;
 	}
-	rdev = r5x_get_rdev(conf, i, op_is_write(opf));
+	rdev = op_is_write(opf) ? r5x_get_rdev(conf, i, true) :
+		r5x_get_reader(conf, i, sh->sector);
 	if (!rdev) {
 		/* member went away since planning: re-plan reads without it */
 		clear_bit(R5X_DEV_READERR, &dev->flags);
@@ -944,7 +964,7 @@ static bool known_bad(struct md_rdev *rdev, sector_t sector)
 static void record_unreadable(struct r5x_stripe *sh, int i)
 {
 	struct r5x_conf *conf = sh->conf;
-	struct md_rdev *rdev = r5x_get_rdev(conf, i, false);
+	struct md_rdev *rdev = r5x_get_reader(conf, i, sh->sector);
 
 	if (!rdev)
 		return;
@@ -1008,6 +1028,7 @@ static bool sync_failed_ok(struct r5x_stripe *sh)
 static void fail_stripe(struct r5x_stripe *sh)
 {
 	struct r5x_conf *conf = sh->conf;
+	bool sync;
 	int i;
 
 	for (i = 0; i < conf->geom.raid_disks; i++) {
@@ -1028,19 +1049,30 @@ static void fail_stripe(struct r5x_stripe *sh)
 	}
 	clear_bit(R5X_STRIPE_DELAYED, &sh->state);
 	r5x_preread_done(conf, sh);
-	if (test_bit(R5X_STRIPE_SYNC, &sh->state))
+	/* sync_mode was published under sh->lock (raid5x_sync_request) */
+	spin_lock(&sh->lock);
+	sync = test_bit(R5X_STRIPE_SYNC, &sh->state);
+	spin_unlock(&sh->lock);
+	if (sync)
 		finish_sync(sh, sync_failed_ok(sh));
 }
 
-/* Member @i's block was rewritten: it is no longer bad (if listed). */
-static void clear_badblock(struct r5x_stripe *sh, int i)
+/*
+ * Member @i's block (its replacement's, @repl) was written successfully:
+ * it is no longer bad, if md listed it.  A replacement that has taken the
+ * slot since is the slot's member now.
+ */
+static void clear_badblock(struct r5x_stripe *sh, int i, bool repl)
 {
-	struct md_rdev *rdev = r5x_get_rdev(sh->conf, i, true);
+	struct r5x_conf *conf = sh->conf;
+	struct md_rdev *rdev = repl ? r5x_get_repl(conf, i) : NULL;
 
+	if (!rdev)
+		rdev = r5x_get_rdev(conf, i, true);
 	if (!rdev)
 		return;
 	rdev_clear_badblocks(rdev, sh->sector, R5X_STRIPE_SECTORS, 0);
-	rdev_dec_pending(rdev, sh->conf->mddev);
+	rdev_dec_pending(rdev, conf->mddev);
 }
 
 /*
@@ -1060,7 +1092,12 @@ static void write_failed(struct r5x_stripe *sh, int i)
 	rdev_dec_pending(rdev, conf->mddev);
 }
 
-/* Before a stripe's data writes: its bitmap bits must be on disk. */
+/*
+ * Before a stripe's data writes: its bitmap bits must be on disk.  One
+ * handler flushes at a time: md_bitmap_unplug clears a page's dirty flag
+ * before its write is sent, so a second caller meanwhile would find
+ * nothing to do and send data ahead of that write.
+ */
 static void bitmap_flush(struct r5x_stripe *sh, struct r5x_iobatch *iob)
 {
 	struct r5x_conf *conf = sh->conf;
@@ -1069,16 +1106,16 @@ static void bitmap_flush(struct r5x_stripe *sh, struct r5x_iobatch *iob)
 	if (!conf->mddev->bitmap ||
 	    READ_ONCE(sh->bm_seq) <= READ_ONCE(conf->bm_flushed))
 		return;
-	seq = atomic_long_read(&conf->bm_seq);
 	/* it waits for the bitmap writes: earlier stripes' I/O goes first */
 	r5x_iob_flush(iob);
-	r5x_bm_unplug(conf->mddev);
-	/*
-	 * Every startwrite up to @seq is on disk now.  Handlers race here;
-	 * a smaller value stored over a larger one costs only a flush more.
-	 */
-	if (seq > READ_ONCE(conf->bm_flushed))
+	mutex_lock(&conf->bm_flush_lock);
+	if (READ_ONCE(sh->bm_seq) > conf->bm_flushed) {
+		seq = atomic_long_read(&conf->bm_seq);
+		r5x_bm_unplug(conf->mddev);
+		/* every startwrite up to @seq is on disk now */
 		WRITE_ONCE(conf->bm_flushed, seq);
+	}
+	mutex_unlock(&conf->bm_flush_lock);
 }
 
 void r5x_handle_stripe(struct r5x_stripe *sh, void *scratch,
@@ -1098,7 +1135,9 @@ void r5x_handle_stripe(struct r5x_stripe *sh, void *scratch,
 		unsigned long *flags = &sh->dev[i].flags;
 
 		if (test_and_clear_bit(R5X_DEV_REWRITTEN, flags))
-			clear_badblock(sh, i);
+			clear_badblock(sh, i, false);
+		if (test_and_clear_bit(R5X_DEV_REPL_GOOD, flags))
+			clear_badblock(sh, i, true);
 		if (test_and_clear_bit(R5X_DEV_WERR, flags))
 			write_failed(sh, i);
 		/* the member failed here was replaced and is in sync again */

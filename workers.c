@@ -14,7 +14,8 @@
  * comes meanwhile only sets R5X_STRIPE_HANDLE: the release files it again.
  * What handlers share is atomic (counters, the bitmap sequence), under
  * conf->lock (lists, the delayed-list decisions), or per handler (the
- * scratch page of a parity check, the plug).  raid5xd alone does md's
+ * scratch page of a parity check, the plug), or taken in turn (the
+ * bitmap flush, conf->bm_flush_lock).  raid5xd alone does md's
  * superblock work, the cache's shrinking and the sb_wait list.
  */
 #include <linux/blkdev.h>
@@ -27,10 +28,10 @@
 #include "iobatch.h"
 
 /*
- * Handle stripes until none is ready: raid5xd's loop and each worker's.
- * Returns how many it handled.
+ * Handle stripes until none is ready, or @budget of them (0: no bound):
+ * raid5xd's loop and each worker's.  Returns how many it handled.
  */
-int r5x_handle_ready(struct r5x_conf *conf, void *scratch)
+int r5x_handle_ready(struct r5x_conf *conf, void *scratch, int budget)
 {
 	struct r5x_stripe *sh;
 	struct r5x_iobatch iob;
@@ -40,7 +41,7 @@ int r5x_handle_ready(struct r5x_conf *conf, void *scratch)
 	r5x_iob_start(&iob, &conf->stats.v[R5X_C_member_bios]);
 	blk_start_plug(&plug);
 	spin_lock_irq(&conf->lock);
-	while ((sh = r5x_next_stripe(conf))) {
+	while ((!budget || n < budget) && (sh = r5x_next_stripe(conf))) {
 		spin_unlock_irq(&conf->lock);
 		r5x_handle_stripe(sh, scratch, &iob);
 		r5x_release_stripe(sh);
@@ -58,7 +59,8 @@ static void worker_fn(struct work_struct *work)
 {
 	struct r5x_worker *w = container_of(work, struct r5x_worker, work);
 
-	r5x_count(w->conf, worker_stripes, r5x_handle_ready(w->conf, w->scratch));
+	r5x_count(w->conf, worker_stripes,
+		  r5x_handle_ready(w->conf, w->scratch, 0));
 }
 
 /* The workqueue and every worker's page; the workers start idle. */

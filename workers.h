@@ -9,6 +9,6 @@
 
 int r5x_workers_init(struct r5x_conf *conf);
 void r5x_workers_stop(struct r5x_conf *conf);
-int r5x_handle_ready(struct r5x_conf *conf, void *scratch);
+int r5x_handle_ready(struct r5x_conf *conf, void *scratch, int budget);
 
 #endif /* RAID5X_WORKERS_H */

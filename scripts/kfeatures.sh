@@ -70,6 +70,7 @@ feature R5X_HAVE_RECOVERY_DISABLED "$md" 'recovery_disabled;'
 feature R5X_BADBLOCK_SECTOR_T	"$md" 'sector_t \*first_bad, sector_t \*bad_sectors'
 feature R5X_HAVE_SYNC_ERROR	"$md" 'md_sync_error\('
 feature R5X_HAVE_SYNC_ACCT	"$md" 'md_sync_acct\('
+feature R5X_HAVE_ALLOW_SB_UPDATE "$md" 'MD_ALLOW_SB_UPDATE,'
 # block layer and lib
 feature R5X_HAVE_BIO_INLINE_VECS_FN "$blktypes" 'bio_inline_vecs\(struct bio'
 feature R5X_HAVE_WZEROES_UNMAP "$blkdev" 'max_hw_wzeroes_unmap_sectors;'
