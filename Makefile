@@ -98,3 +98,25 @@ mdadm-tests:
 .PHONY: rebuild-bench
 rebuild-bench:
 	scripts/rebuild-bench.sh $(REBUILD_ARGS)
+
+# ---- differential torture run: raid456 as the oracle for raid5x ------------
+#   make torture        seeded twin arrays (raid456, raid5x) of one random
+#                       geometry through the same random steps in one QEMU
+#                       guest (scripts/torture.sh, tests/torture/); any
+#                       divergence prints its seed and a shrunk step list.
+#                       SEQS=N sequences (default 20), SEED=S first seed;
+#                       TORTURE_ARGS passes options (--kernel 6.1|6.12|7|debug,
+#                       --skip-step KIND, --replay 'LIST', --batch N).
+#                       Ends with "N passed, N failed"; appends a row to
+#                       tests/torture/RESULTS.md.
+#   make torture-helper $(BUILD)/torture/tortio, the static I/O helper the
+#                       guest runs (tests/cases/94-torture.sh needs it)
+.PHONY: torture torture-helper
+torture:
+	scripts/torture.sh $(if $(SEQS),--seqs $(SEQS)) $(if $(SEED),--seed $(SEED)) $(TORTURE_ARGS)
+
+torture-helper: $(BUILD)/torture/tortio
+
+$(BUILD)/torture/tortio: tests/torture/tortio.c
+	mkdir -p $(BUILD)/torture
+	gcc -O2 -Wall -Wextra -static -o $@ $<

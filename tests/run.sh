@@ -233,6 +233,12 @@ if grep -qs '^# guest-args:.*build/mdadm/' "${sel[@]}"; then
 	fi
 fi
 
+# ---- the torture run's static I/O helper (cases naming build/torture/) ---
+if grep -qs '^# guest-args:.*build/torture/' "${sel[@]}"; then
+	make torture-helper >"$logdir/make-torture-helper.log" 2>&1 ||
+		fail_case "make torture-helper (log $logdir/make-torture-helper.log)"
+fi
+
 # ---- fio for the guests (scripts/build-fio.sh, cached per machine) -------
 # Debian's fio resolves 64 libraries at every start: 1.0 s under TCG on the
 # debug kernel, 0.47 s on Debian's; the lean build starts in 75 / 28 ms.

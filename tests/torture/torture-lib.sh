@@ -1,0 +1,684 @@
+# shellcheck shell=bash
+# torture-lib.sh: the guest side of the raid5x differential torture run
+# (`make torture`, scripts/torture.sh; a fixed slice in tests/cases/94-torture.sh).
+#
+# Sourced after /lib/guest-lib.sh. A sequence is a seed: it picks a geometry
+# (3-8 members, chunk 4K-512K, one of the 6 level-5 layouts, with or without
+# an internal bitmap, members of 4-16 MiB, at most 32 MiB of data) and 20-40 steps. Twin arrays of
+# that geometry, A (md0, raid456: the oracle) and B (md1, created as level 5
+# by stock mdadm, then taken over: echo raid5x > md/level), each over n+1
+# dm-linear members (dm names tA0.., tB0..; the last one starts as a free
+# device) on loop files on the guest's tmpfs, go through the same steps.
+# tortio (tortio.c) writes the same patterned blocks to both and reads both
+# back against a model (block -> generation).
+#
+# After every step: both arrays agree on md/array_state, md/degraded, the
+# member line of /proc/mdstat, each device's md/dev-*/state and slot and
+# the bitmap's presence; check/repair agree on mismatch_cnt; md operations
+# (mdadm --fail/--add/--grow, sysfs writes) succeed or fail on both; reads
+# return what the model says or fail (EIO) on both; the kernel log shows no
+# splat. Any difference is a divergence: the sequence fails, its step list
+# is printed, then shrunk (steps dropped one at a time while the replay
+# still diverges) and printed again.
+#
+# A step list (replayable, `tort_run_list "LIST"`): steps separated by ';',
+# the first is the geometry: "geom N CHUNK_KB LAYOUT BITMAP MSZ_MB".
+# Steps (KIND ARGS), the KIND names --skip-step takes:
+#   write START NBLK IOBLKS MODE   tortio write (MODE: d direct, f O_DSYNC
+#                                  (FUA), s fdatasync (flush), b buffered)
+#   read START NBLK IOBLKS MODE    tortio read, verified
+#   verify                         whole array, O_DIRECT, verified
+#   fail I                         mdadm --fail device I (not when degraded)
+#   remove                         mdadm --remove every faulty device
+#   add I zero|keep                --add device I (superblock zeroed or kept:
+#                                  kept + bitmap = a re-add), wait for recovery
+#   replace I                      --replace device I --with a free device
+#   recint I J idle|stop|write     fail+remove J if not degraded, add I with
+#                                  the recovery slowed, then interrupt it (echo
+#                                  idle, or stop + assemble) or write during
+#                                  it; then let it finish
+#   restart                        stop both, assemble (B on raid456, frozen,
+#                                  taken over by raid5x, idle again)
+#   check / repair                 sync_action, then mismatch_cnt compared
+#   cache N                        stripe_cache_size
+#   workers N                      raid5x md/worker_threads (raid456:
+#                                  group_thread_cnt)
+#   skipcopy 0|1                   md/skip_copy
+#   merge 0|1                      md_raid5x's merge_member_io parameter
+#   bitmap internal|none           mdadm --grow --bitmap
+#   powercut START NBLK MSEC       buffered writes in the background, every
+#                                  member of both arrays cut after MSEC ms
+#                                  (dmsetup suspend --noflush, flakey
+#                                  drop_writes), stop, restore, assemble,
+#                                  resync; blocks written meanwhile may be
+#                                  old or new; then rewritten (tortio settle)
+#   badread I BLK NBLK             dm-error under device I for NBLK sectors at
+#                                  member sector BLK*8 of the data area during
+#                                  a full verify, then restored
+#   writeerr I                     flakey error_writes under device I during a
+#                                  write, then restored (the member fails or
+#                                  logs a bad block)
+#   suspend START NBLK             md/suspend_lo..hi over a range while
+#                                  writes go elsewhere, then cleared
+# Environment: TORT_SKIP (space-separated kinds not generated), TORT_QUIET,
+# TORT_MAXSTEPS (at most that many generated steps before the final verify
+# and check: the same seed's first steps, for short sequences),
+# TORT_NO_R5X=1 (both twins stay raid456: the harness's own false-positive
+# check; any divergence then is the harness's, or raid456's nondeterminism).
+
+export DM_DISABLE_UDEV=1
+TORT_DIR=/tmp/tort
+TORT_KLOG=/tmp/tort.klog
+TORT_SKIP=${TORT_SKIP:-}
+TORT_WHY=""      # the last divergence
+TORT_LAYOUTS=(left-asymmetric right-asymmetric left-symmetric right-symmetric parity-first parity-last)
+TORT_SPLAT='WARNING:|BUG:|Oops|Call Trace|possible circular locking|INFO: possible|inconsistent lock state|suspicious RCU usage|KASAN|UBSAN|sleeping function called from invalid context|general protection fault|kernel BUG|blocked for more than|soft lockup|hard LOCKUP'
+
+tlog() { [ "${TORT_QUIET:-0}" = 1 ] || echo "$@"; }
+
+# tort_gen SEED: print the step list of sequence SEED (geometry first)
+tort_gen() {
+	local seed=$1 n chunk layout bm msz nsteps i k r rowb nblk ablk start io mode steps=()
+	RANDOM=$seed
+	n=$((3 + RANDOM % 6))
+	chunk=$((4 << (RANDOM % 8)))
+	layout=${TORT_LAYOUTS[RANDOM % 6]}
+	bm=none
+	[ $((RANDOM % 2)) = 0 ] || bm=internal
+	msz=$((4 + 2 * (RANDOM % 7)))
+	while [ $((msz * (n - 1))) -gt 32 ] && [ "$msz" -gt 4 ]; do
+		msz=$((msz - 2))
+	done
+	steps+=("geom $n $chunk $layout $bm $msz")
+	# data blocks of the array (approximate: mdadm's data offset aside)
+	ablk=$(((msz - 2) * 256 * (n - 1)))
+	rowb=$((chunk * (n - 1) / 4))
+	nsteps=$((20 + RANDOM % 21))
+	[ "${TORT_MAXSTEPS:-0}" = 0 ] || [ "$nsteps" -le "$TORT_MAXSTEPS" ] || nsteps=$TORT_MAXSTEPS
+	for ((i = 0; i < nsteps; i++)); do
+		r=$((RANDOM % 100))
+		case $r in
+		[0-9]|1[0-9]|2[0-9]|3[0-4]) k='write' ;;
+		3[5-9]|4[0-2]) k='read' ;;
+		4[3-8]) k=fail ;;
+		49|5[0-1]) k=remove ;;
+		5[2-6]) k=add ;;
+		5[7-9]) k=replace ;;
+		6[0-4]) k=recint ;;
+		6[5-8]) k=restart ;;
+		69|7[0-1]) k=check ;;
+		7[2-3]) k=repair ;;
+		7[4-5]) k=cache ;;
+		7[6-7]) k=workers ;;
+		78) k=skipcopy ;;
+		79) k=merge ;;
+		8[0-2]) k=bitmap ;;
+		8[3-6]) k=powercut ;;
+		8[7-8]) k=verify ;;
+		89|9[0-1]) k=badread ;;
+		9[2-4]) k=writeerr ;;
+		*) k=suspend ;;
+		esac
+		[[ " $TORT_SKIP " != *" $k "* ]] || { i=$((i - 1)); continue; }
+		case $k in
+		write|read|powercut|suspend)
+			case $((RANDOM % 4)) in
+			0) nblk=$((1 + RANDOM % (rowb > 1 ? rowb - 1 : 1))) ;;   # sub-row
+			1) nblk=$rowb ;;                                          # a row
+			2) nblk=$((rowb * (2 + RANDOM % 3))) ;;                   # rows
+			*) nblk=$((1 + RANDOM % 64)) ;;
+			esac
+			[ "$nblk" -le $((ablk / 2)) ] || nblk=$((ablk / 2))
+			start=$((RANDOM * 32768 + RANDOM))
+			start=$((start % (ablk - nblk)))
+			# aligned to a row or a chunk half of the time
+			case $((RANDOM % 4)) in
+			0) start=$((start / rowb * rowb)) ;;
+			1) start=$((start / (chunk / 4) * (chunk / 4))) ;;
+			esac
+			case $((RANDOM % 3)) in
+			0) io=1 ;; 1) io=$nblk ;; *) io=$((1 + RANDOM % 64)) ;;
+			esac
+			# at most 32 I/Os a step (each is a syscall per array, slow
+			# under TCG)
+			[ $((nblk / io)) -le 32 ] || io=$(((nblk + 31) / 32))
+			case $((RANDOM % 6)) in
+			0) mode='d' ;; 1) mode='df' ;; 2) mode='ds' ;; 3) mode='b' ;; 4) mode='bs' ;; *) mode='bf' ;;
+			esac
+			case $k in
+			write) steps+=("write $start $nblk $io $mode") ;;
+			read) steps+=("read $start $nblk $io ${mode:0:1}") ;;
+			powercut) steps+=("powercut $start $((nblk * 4)) $((RANDOM % 300))") ;;
+			suspend) steps+=("suspend $start $nblk") ;;
+			esac ;;
+		fail) steps+=("fail $((RANDOM % (n + 1)))") ;;
+		remove|restart|check|repair|verify) steps+=("$k") ;;
+		add) steps+=("add $((RANDOM % (n + 1))) $([ $((RANDOM % 2)) = 0 ] && echo zero || echo keep)") ;;
+		replace) steps+=("replace $((RANDOM % (n + 1)))") ;;
+		recint)
+			local m=(idle stop write)
+			steps+=("recint $((RANDOM % (n + 1))) $((RANDOM % (n + 1))) ${m[RANDOM % 3]}") ;;
+		cache) local c=(17 32 64 128 256 512 1024); steps+=("cache ${c[RANDOM % 7]}") ;;
+		workers) steps+=("workers $((RANDOM % 9))") ;;
+		skipcopy|merge) steps+=("$k $((RANDOM % 2))") ;;
+		bitmap) steps+=("bitmap $([ $((RANDOM % 2)) = 0 ] && echo internal || echo none)") ;;
+		badread) steps+=("badread $((RANDOM % (n + 1))) $((RANDOM % (msz * 200))) $((8 << (RANDOM % 4)))") ;;
+		writeerr) steps+=("writeerr $((RANDOM % (n + 1)))") ;;
+		esac
+	done
+	steps+=("verify" "check")
+	local IFS=';'
+	echo "${steps[*]}"
+}
+
+# ---- setup ------------------------------------------------------------------
+# the twins' device lists (dm nodes), per array letter
+TA=() TB=()
+declare -A TLOOP=()
+TSEED=${TSEED:-0}
+TN=0 TNBLK=0 TSECT=0 TMSZ=0 TBM=none TCHUNK=0 TLAYOUT=""
+
+# (no forks in what runs every step: a fork costs 15-30 ms under TCG)
+declare -A TMD=([A]=md0 [B]=md1) TSYS=([A]=/sys/block/md0/md [B]=/sys/block/md1/md) TDEV=()
+tdevs() { if [ "$1" = A ]; then echo "${TA[*]}"; else echo "${TB[*]}"; fi; }
+# tdmname X I: dm name of device I of array X
+tdmname() { echo "t$1$2"; }
+
+tort_teardown() {
+	local md
+	for md in md0 md1; do
+		[ -e "/sys/block/$md/md" ] && mdadm --stop "/dev/$md" >/dev/null 2>&1
+		[ -e "/sys/block/$md/md" ] && { sleep 0.5; mdadm --stop "/dev/$md" >/dev/null 2>&1; }
+	done
+	dmsetup remove_all >/dev/null 2>&1
+	losetup -D >/dev/null 2>&1
+	rm -rf "$TORT_DIR"
+	echo 200000 >/proc/sys/dev/raid/speed_limit_max
+	[ ! -w /sys/module/md_raid5x/parameters/merge_member_io ] ||
+		echo Y >/sys/module/md_raid5x/parameters/merge_member_io
+	return 0
+}
+
+# tort_setup N CHUNK LAYOUT BITMAP MSZ
+tort_setup() {
+	local x i f l sz
+	TN=$1 TCHUNK=$2 TLAYOUT=$3 TBM=$4 TMSZ=$5
+	tort_teardown
+	mkdir -p "$TORT_DIR"
+	TSECT=$((TMSZ * 2048))
+	TA=() TB=()
+	for x in A B; do
+		for ((i = 0; i <= TN; i++)); do
+			f=$TORT_DIR/$x$i
+			truncate -s "${TMSZ}M" "$f"
+			l=$(losetup -f --show "$f") || return 1
+			TLOOP[$x$i]=$l
+			dmsetup create "$(tdmname $x $i)" --table "0 $TSECT linear $l 0" || return 1
+			TDEV[$x$i]=$(dm_node "$(tdmname $x $i)")
+			if [ $x = A ]; then TA+=("${TDEV[$x$i]}"); else TB+=("${TDEV[$x$i]}"); fi
+		done
+	done
+	local bmo=(--bitmap=none)
+	[ "$TBM" = none ] || bmo=(--bitmap=internal --bitmap-chunk=64K)
+	for x in A B; do
+		read -r -a d <<<"$(tdevs $x)"
+		mdadm --create "/dev/${TMD[$x]}" --run --quiet --level=5 --metadata=1.2 \
+			--assume-clean "${bmo[@]}" --chunk="$TCHUNK" --layout="$TLAYOUT" \
+			--raid-devices="$TN" "${d[@]:0:TN}" 2>&1 || { echo "# mdadm --create $x failed"; return 1; }
+	done
+	[ "${TORT_NO_R5X:-0}" = 1 ] || to_raid5x md1 || return 1
+	sz=$(blockdev --getsize64 /dev/md0)
+	[ "$sz" = "$(blockdev --getsize64 /dev/md1)" ] || { echo "# twin sizes differ"; return 1; }
+	TNBLK=$((sz / 4096))
+	tortio init "$TORT_DIR/model" "$TNBLK" "$TSEED"
+	dmesg -c >/dev/null
+}
+
+# ---- comparison --------------------------------------------------------------
+diverge() { TORT_WHY="$*"; return 1; }
+
+# tstate X: TSTATE = array X's state (the parts compared), builtins only
+tstate() {
+	local x=$1 sys=${TSYS[$1]} i b st sl as dg line l bm=none hit=0
+	[ -e "$sys/array_state" ] || { TSTATE=absent; return 0; }
+	read -r as <"$sys/array_state"
+	read -r dg <"$sys/degraded"
+	while read -r l; do
+		if [ "$hit" = 1 ]; then
+			[[ $l =~ \[[0-9]+/[0-9]+\]\ \[[U_]+\] ]] && line=${BASH_REMATCH[0]}
+			break
+		fi
+		[[ $l == "${TMD[$x]} :"* ]] && hit=1
+	done </proc/mdstat
+	[ ! -r "$sys/bitmap/location" ] || read -r bm <"$sys/bitmap/location"
+	[ "$bm" = none ] || bm=bitmap
+	TSTATE="$as degraded=$dg $line $bm"
+	for ((i = 0; i <= TN; i++)); do
+		b=${TDEV[$x$i]##*/}
+		if [ -e "$sys/dev-$b" ]; then
+			st="" sl=""
+			read -r st <"$sys/dev-$b/state"
+			read -r sl <"$sys/dev-$b/slot"
+			TSTATE+=" d$i=$sl:$st"
+		else
+			TSTATE+=" d$i=-"
+		fi
+	done
+}
+
+# tcompare: both arrays in the same state (array_state may lag: polled 3 s)
+tcompare() {
+	local a b i
+	twait || return 1
+	for ((i = 0; i < 30; i++)); do
+		tstate A
+		a=$TSTATE
+		tstate B
+		b=$TSTATE
+		[ "$a" != "$b" ] || return 0
+		gl_nap 0.1
+	done
+	diverge "state: raid456 [$a] raid5x [$b]"
+}
+
+# tklog: the kernel log since the last call is free of splats
+tklog() {
+	dmesg -c >"$TORT_DIR/klog.step" 2>/dev/null
+	cat "$TORT_DIR/klog.step" >>"$TORT_KLOG"
+	local k
+	read -r -d '' k <"$TORT_DIR/klog.step"
+	if [[ $k =~ $TORT_SPLAT ]]; then
+		diverge "kernel log: $(grep -Em 3 "$TORT_SPLAT" "$TORT_DIR/klog.step" | tr '\n' '|')"
+		return 1
+	fi
+}
+
+# twait: both idle (syncs over); a sync still running after 240 s diverges
+twait() {
+	local x a i
+	for x in A B; do
+		for ((i = 0; i < 2400; i++)); do
+			read -r a <"${TSYS[$x]}/sync_action" 2>/dev/null || continue 2
+			[ "$a" != idle ] || continue 2
+			gl_nap 0.1
+		done
+		diverge "${TMD[$x]}: sync_action still $a after 240 s"
+		return 1
+	done
+}
+
+# tboth NAME CMD...: run CMD with X=A then X=B (CMD sees $X); the statuses agree
+tboth() {
+	local name=$1 ra rb
+	shift
+	X=A; "$@" >/dev/null 2>&1; ra=$?
+	X=B; "$@" >/dev/null 2>&1; rb=$?
+	[ "$ra" = "$rb" ] || diverge "$name: raid456 status $ra, raid5x status $rb"
+}
+
+tio() {
+	local rc out
+	out=$(tortio "$1" "$TORT_DIR/model" /dev/md0 /dev/md1 "${@:2}" 2>&1)
+	rc=$?
+	tlog "#   ${out##*$'\n'}"
+	[ "$rc" = 0 ] || diverge "tortio $*: ${out//$'\n'/|}"
+}
+tverify() { tio read 0 "$TNBLK" 256 d; }
+
+# tin X I: device I is in array X (listed), and its state
+tin() { [ -e "${TSYS[$1]}/dev-${TDEV[$1$2]##*/}" ]; }
+# tdst X I: TST = device I's md state (empty if not in the array)
+tdst() { TST=""; read -r TST <"${TSYS[$1]}/dev-${TDEV[$1$2]##*/}/state" 2>/dev/null; }
+tinsync() { tdst "$1" "$2"; [[ $TST == *in_sync* ]]; }
+# tclean: array A is not degraded
+tclean() { local d; read -r d <"${TSYS[A]}/degraded"; [ "$d" = 0 ]; }
+tdegn() { local d; read -r d <"${TSYS[A]}/degraded"; [ "$d" = "$1" ]; }
+# tfree X: index of a device not in array X (or none)
+tfree() {
+	local i
+	for ((i = 0; i <= TN; i++)); do
+		tin "$1" "$i" || { echo "$i"; return 0; }
+	done
+	return 1
+}
+
+# ---- step bodies (X is the array; called through tboth) ------------------------
+s_fail() { mdadm "/dev/${TMD[$X]}" --fail "${TDEV[$X$1]}"; }
+s_remove() {
+	local i st rc=0
+	for ((i = 0; i <= TN; i++)); do
+		tdst "$X" "$i"
+		[[ $TST == *faulty* ]] || continue
+		mdadm "/dev/${TMD[$X]}" --remove "${TDEV[$X$i]}" || rc=1
+	done
+	return $rc
+}
+s_add() {
+	local d
+	d=${TDEV[$X$1]}
+	[ "$2" = keep ] || mdadm --zero-superblock "$d" || return 1
+	mdadm "/dev/${TMD[$X]}" --add "$d"
+}
+s_assemble() {
+	local md d=()
+	md=/dev/${TMD[$X]}
+	local all
+	read -r -a all <<<"$(tdevs "$X")"
+	# only the devices with a superblock (mdadm refuses the others)
+	# (no process substitution: the guest has no /dev/fd)
+	read -r -a d <<<"$(tortio sb "${all[@]}")"
+	mdadm --assemble --run --quiet "$md" "${d[@]}" || return 1
+	echo frozen >"${TSYS[$X]}/sync_action" || return 1
+	if [ "$X" = B ] && [ "${TORT_NO_R5X:-0}" != 1 ]; then
+		to_raid5x md1 || return 1
+	fi
+	echo idle >"${TSYS[$X]}/sync_action"
+}
+s_sysfs_w() { if [ "$X" = A ]; then s_sysfs group_thread_cnt "$1"; else s_sysfs worker_threads "$1"; fi; }
+s_replace() {
+	local w=()
+	[ $# -lt 2 ] || w=(--with "${TDEV[$X$2]}")
+	mdadm "/dev/${TMD[$X]}" --replace "${TDEV[$X$1]}" "${w[@]}"
+}
+s_stop() { mdadm --stop "/dev/${TMD[$X]}"; }
+s_sysfs() { echo "$2" >"${TSYS[$X]}/$1"; }
+s_grow_bitmap() { mdadm --grow "/dev/${TMD[$X]}" --bitmap="$1"; }
+
+# tsync KIND: check or repair on both, mismatch_cnt agrees
+tsync() {
+	local ma mb
+	twait || return 1
+	tboth "$1" s_sysfs sync_action "$1" || return 1
+	gl_nap 0.3
+	twait || return 1
+	read -r ma <"${TSYS[A]}/mismatch_cnt"
+	read -r mb <"${TSYS[B]}/mismatch_cnt"
+	tlog "#   $1: mismatch_cnt raid456 $ma raid5x $mb"
+	[ "$ma" = "$mb" ] || diverge "$1: mismatch_cnt raid456 $ma, raid5x $mb"
+}
+
+# tslow on|off: md's sync speed limit (both arrays)
+tslow() {
+	local v=200000
+	[ "$1" = off ] || v=$((TMSZ * 1024 / 4))
+	echo "$v" >/proc/sys/dev/raid/speed_limit_max
+	echo "$((v < 1000 ? v : 1000))" >/proc/sys/dev/raid/speed_limit_min
+}
+
+# tdm X I TABLE: swap device I's dm table (live, under md)
+tdm() { echo "$3" | dmsetup load "$(tdmname "$1" "$2")" && dmsetup resume "$(tdmname "$1" "$2")"; }
+tloop() { echo "${TLOOP[$1$2]}"; }
+tlinear() { echo "0 $TSECT linear $(tloop "$1" "$2") 0"; }
+
+# tstep STEP...: run one step on both arrays; 0 agreed, 2 skipped (not
+# applicable), 1 divergence (TORT_WHY)
+tstep() {
+	local k=$1 i j
+	shift
+	case $k in
+	write) tio write "$@" ;;
+	read) tio read "$@" ;;
+	verify) twait && tverify ;;
+	fail)
+		tclean && tinsync A "$1" || return 2
+		tboth fail s_fail "$1" ;;
+	remove)
+		local f any=0
+		for f in "${TSYS[A]}"/dev-*/state; do
+			read -r TST <"$f" && [[ $TST == *faulty* ]] && any=1
+		done
+		[ "$any" = 1 ] || return 2
+		tboth remove s_remove ;;
+	add)
+		tin A "$1" && return 2
+		tboth add s_add "$1" "$2" || return 1
+		gl_nap 0.3
+		twait && tverify ;;
+	replace)
+		tclean && tinsync A "$1" || return 2
+		if j=$(tfree A); then
+			tboth "replace add" s_add "$j" zero || return 1
+			tboth replace s_replace "$1" "$j" || return 1
+		else
+			tboth replace s_replace "$1" || return 1
+		fi
+		gl_nap 0.3
+		twait || return 1
+		tcompare || return 1
+		tboth "replace remove" s_remove || return 1
+		tverify ;;
+	recint)
+		i=$1 j=$2
+		if tclean; then
+			tinsync A "$j" || return 2
+			tboth "recint fail" s_fail "$j" || return 1
+			tboth "recint remove" s_remove || return 1
+		fi
+		tdegn 1 || return 2
+		tin A "$i" && return 2
+		tslow on
+		tboth "recint add" s_add "$i" keep || { tslow off; return 1; }
+		gl_nap 0.5
+		case $3 in
+		idle) tboth "recint idle" s_sysfs sync_action idle ;;
+		stop) tboth "recint stop" s_stop && tboth "recint assemble" s_assemble ;;
+		write) tio write $((TNBLK / 3)) $((TNBLK / 8)) 16 d ;;
+		esac || { tslow off; return 1; }
+		gl_nap 0.3
+		tslow off
+		twait && tverify ;;
+	restart)
+		twait || return 1
+		tboth stop s_stop || return 1
+		tboth assemble s_assemble || return 1
+		gl_nap 0.3
+		twait && tverify ;;
+	check|repair) tsync "$k" ;;
+	cache) tboth cache s_sysfs stripe_cache_size "$1" ;;
+	workers)
+		tboth workers s_sysfs_w "$1" ;;
+	skipcopy) tboth skip_copy s_sysfs skip_copy "$1" ;;
+	merge)
+		[ "${TORT_NO_R5X:-0}" = 0 ] || return 2
+		[ -w /sys/module/md_raid5x/parameters/merge_member_io ] || { diverge "no md_raid5x parameter merge_member_io"; return 1; }
+		echo "$1" >/sys/module/md_raid5x/parameters/merge_member_io ;;
+	bitmap)
+		twait || return 1
+		tboth "bitmap $1" s_grow_bitmap "$1" ;;
+	powercut) t_powercut "$@" ;;
+	badread) t_badread "$@" ;;
+	writeerr) t_writeerr "$@" ;;
+	suspend) t_suspend "$@" ;;
+	*) diverge "unknown step $k"; return 1 ;;
+	esac
+}
+
+# powercut START NBLK MSEC
+t_powercut() {
+	local x i pid st=0
+	tclean || return 2
+	twait || return 1
+	sync
+	tortio write "$TORT_DIR/model" /dev/md0 /dev/md1 "$1" "$2" 4 bp >/dev/null 2>&1 &
+	pid=$!
+	gl_nap "$(awk -v m="$3" 'BEGIN { printf "%.3f", m / 1000 }')"
+	for x in A B; do
+		for ((i = 0; i <= TN; i++)); do
+			dmsetup suspend --noflush "$(tdmname $x $i)"
+		done
+		for ((i = 0; i <= TN; i++)); do
+			echo "0 $TSECT flakey $(tloop $x $i) 0 0 3600 1 drop_writes" |
+				dmsetup load "$(tdmname $x $i)"
+			dmsetup resume "$(tdmname $x $i)"
+		done
+	done
+	wait "$pid" || true
+	tboth "powercut stop" s_stop || st=1
+	for x in A B; do
+		for ((i = 0; i <= TN; i++)); do
+			tdm $x "$i" "$(tlinear $x "$i")"
+		done
+	done
+	[ "$st" = 0 ] || return 1
+	tboth "powercut assemble" s_assemble || return 1
+	gl_nap 0.3
+	twait || return 1
+	tcompare || return 1
+	tverify || return 1
+	tio settle
+}
+
+# badread I BLK NSECT: device I returns EIO for NSECT sectors at data sector
+# BLK*8 during a whole-array read, then is restored. Both arrays' md
+# rewrite the block (fails: dm-error) and fail the member or log a bad block.
+t_badread() {
+	local i=$1 off x d
+	tclean && tin A "$i" || return 2
+	twait || return 1
+	for x in A B; do
+		d=${TDEV[$x$i]}
+		off=$(cat "${TSYS[$x]}/dev-${d##*/}/offset")
+		local dev s0=$((off + $2 * 8)) n=$3
+		dev=$(tloop $x "$i")
+		[ $((s0 + n)) -lt "$TSECT" ] || return 2
+		tdm $x "$i" "$(printf '0 %d linear %s 0\n%d %d error\n%d %d linear %s %d' \
+			"$s0" "$dev" "$s0" "$n" $((s0 + n)) $((TSECT - s0 - n)) "$dev" $((s0 + n)))" || return 1
+	done
+	echo 3 >/proc/sys/vm/drop_caches
+	tverify
+	local rc=$?
+	for x in A B; do
+		tdm $x "$i" "$(tlinear $x "$i")"
+	done
+	[ "$rc" = 0 ] || return 1
+	tcompare || return 1
+	tverify
+}
+
+# writeerr I: writes fail on device I (flakey error_writes) during one write
+t_writeerr() {
+	local i=$1 x dev
+	tclean && tin A "$i" || return 2
+	twait || return 1
+	for x in A B; do
+		dev=$(tloop $x "$i")
+		tdm $x "$i" "0 $TSECT flakey $dev 0 0 3600 1 error_writes" || return 1
+	done
+	tio write $((TNBLK / 4)) $((TCHUNK * 3 / 4)) 8 ds
+	local rc=$?
+	for x in A B; do
+		tdm $x "$i" "$(tlinear $x "$i")"
+	done
+	[ "$rc" = 0 ] || return 1
+	tcompare || return 1
+	tverify
+}
+
+# suspend START NBLK: md/suspend_lo..hi over the range; a write elsewhere
+# completes; cleared; then the range is written
+t_suspend() {
+	local lo=$(($1 * 8)) hi=$((($1 + $2) * 8)) s=$(($1 + $2)) n
+	tboth "suspend_hi" s_sysfs suspend_hi "$hi" || return 1
+	tboth "suspend_lo" s_sysfs suspend_lo "$lo" || return 1
+	# somewhere outside: after the range, else before it
+	n=$((TNBLK - s > 8 ? 8 : TNBLK - s))
+	if [ "$n" -gt 0 ]; then
+		timeout 60 tortio write "$TORT_DIR/model" /dev/md0 /dev/md1 "$s" "$n" 4 d >/dev/null ||
+			{ tboth "suspend clear" s_sysfs suspend_lo 0; diverge "write outside suspend_lo..hi did not complete"; return 1; }
+	fi
+	tboth "suspend clear hi" s_sysfs suspend_hi 0 || return 1
+	tboth "suspend clear lo" s_sysfs suspend_lo 0 || return 1
+	tio write "$1" "$2" 4 d
+}
+
+# tort_run_list LIST: run a step list on fresh twins; 0 pass, 1 divergence
+# (TORT_FAILSTEP: its index, TORT_WHY), 2 setup failure
+tort_run_list() {
+	local list=$1 steps g idx=0 st t0
+	IFS=';' read -r -a steps <<<"$list"
+	read -r -a g <<<"${steps[0]}"
+	TORT_FAILSTEP=-1 TORT_WHY="" TORT_NSTEPS=0
+	tort_setup "${g[@]:1}" >"$TORT_DIR.setup" 2>&1 ||
+		{ TORT_WHY="setup failed: $(tr '\n' '|' <"$TORT_DIR.setup")"; tort_teardown; return 2; }
+	: >"$TORT_KLOG"
+	for ((idx = 1; idx < ${#steps[@]}; idx++)); do
+		t0=$EPOCHREALTIME
+		if [ ! -e "${TSYS[A]}/array_state" ] && [ ! -e "${TSYS[B]}/array_state" ]; then
+			tlog "#  step $idx on: neither array runs (both failed alike): the rest is skipped"
+			break
+		fi
+		# shellcheck disable=SC2086 # a step is words
+		tstep ${steps[idx]}
+		st=$?
+		if [ "$st" = 1 ]; then
+			TORT_FAILSTEP=$idx
+			tklog
+			tlog "#  step $idx: ${steps[idx]}: DIVERGED: $TORT_WHY"
+			tort_teardown
+			return 1
+		fi
+		TORT_NSTEPS=$((TORT_NSTEPS + 1))
+		if tcompare && tklog; then
+			tlog "#  step $idx: ${steps[idx]}$([ "$st" = 2 ] && echo " (skipped: not applicable)") $(gl_since "$t0") s"
+		else
+			TORT_FAILSTEP=$idx
+			tlog "#  step $idx: ${steps[idx]}: DIVERGED after it: $TORT_WHY"
+			tort_teardown
+			return 1
+		fi
+	done
+	tort_teardown
+	return 0
+}
+
+tjoin() { local IFS=';'; echo "$*"; }
+
+# tkind WHY: the kind of a divergence (its text up to the first colon and
+# the word after it: "state", "tortio read", "check", "kernel log", ...)
+tkind() { local k=${1%%:*}; echo "${k%% [0-9]*}"; }
+
+# tort_shrink LIST FAILIDX SECS: drop steps (last first) while the replay
+# still diverges the same way (tkind), for at most SECS seconds; print the
+# shortest list, then the last divergence's text on a second line
+tort_shrink() {
+	local list=$1 fidx=$2 secs=$3 steps cur i try t0=$SECONDS kind why=$TORT_WHY
+	kind=$(tkind "$TORT_WHY")
+	IFS=';' read -r -a steps <<<"$list"
+	cur=("${steps[@]:0:fidx+1}")
+	for ((i = ${#cur[@]} - 2; i >= 1; i--)); do
+		[ $((SECONDS - t0)) -lt "$secs" ] || break
+		try=("${cur[@]:0:i}" "${cur[@]:i+1}")
+		TORT_QUIET=1 tort_run_list "$(tjoin "${try[@]}")" >/dev/null 2>&1
+		if [ "$TORT_FAILSTEP" -gt 0 ] && [ "$(tkind "$TORT_WHY")" = "$kind" ]; then
+			cur=("${try[@]:0:TORT_FAILSTEP+1}")
+			why=$TORT_WHY
+			[ "$i" -le $((${#cur[@]} - 1)) ] || i=$((${#cur[@]} - 1))
+		fi
+	done
+	tjoin "${cur[@]}"
+	echo "$why"
+}
+
+# tort_seq SEED: one sequence; prints TORTURE-* lines; 0 pass, 1 fail
+tort_seq() {
+	local seed=$1 list t0=$SECONDS rc shrunk
+	TSEED=$seed
+	list=$(tort_gen "$seed")
+	echo "TORTURE-BEGIN seed=$seed geom=\"${list%%;*}\""
+	tort_run_list "$list"
+	rc=$?
+	if [ "$rc" = 0 ]; then
+		echo "TORTURE-END seed=$seed result=pass steps=$TORT_NSTEPS secs=$((SECONDS - t0))"
+		return 0
+	fi
+	echo "TORTURE-DIVERGE seed=$seed step=$TORT_FAILSTEP: $TORT_WHY"
+	echo "TORTURE-REPLAY seed=$seed: $list"
+	if [ "$rc" = 1 ] && [ "${TORT_SHRINK_SECS:-0}" -gt 0 ]; then
+		grep -E "$TORT_SPLAT" "$TORT_KLOG" 2>/dev/null | head -n 20 | sed 's/^/#  klog: /'
+		shrunk=$(tort_shrink "$list" "$TORT_FAILSTEP" "$TORT_SHRINK_SECS")
+		echo "TORTURE-SHRUNK seed=$seed: ${shrunk%%$'\n'*}"
+		echo "TORTURE-SHRUNK-WHY seed=$seed: ${shrunk#*$'\n'}"
+	fi
+	echo "TORTURE-END seed=$seed result=fail steps=$TORT_NSTEPS secs=$((SECONDS - t0))"
+	return 1
+}
