@@ -126,6 +126,24 @@ bool r5x_disk_failed_at(struct r5x_conf *conf, int disk, sector_t sector)
 	return bad;
 }
 
+/*
+ * Can slot @disk be written at all: its member, or a replacement being
+ * copied while the member it replaces has failed?
+ */
+bool r5x_slot_writable(struct r5x_conf *conf, int disk)
+{
+	struct md_rdev *rdev, *repl;
+	bool ok;
+
+	rcu_read_lock();
+	rdev = slot_member(conf, disk);
+	repl = rcu_dereference(conf->disks[disk].replacement);
+	ok = (rdev && !test_bit(Faulty, &rdev->flags)) ||
+		(repl && !test_bit(Faulty, &repl->flags));
+	rcu_read_unlock();
+	return ok;
+}
+
 /* Member @disk cannot be written (missing or faulty). */
 bool r5x_disk_faulty(struct r5x_conf *conf, int disk)
 {

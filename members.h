@@ -11,6 +11,7 @@ struct md_rdev *r5x_get_rdev(struct r5x_conf *conf, int disk, bool for_write);
 struct md_rdev *r5x_get_repl(struct r5x_conf *conf, int disk);
 bool r5x_disk_failed(struct r5x_conf *conf, int disk);
 bool r5x_disk_faulty(struct r5x_conf *conf, int disk);
+bool r5x_slot_writable(struct r5x_conf *conf, int disk);
 bool r5x_disk_failed_at(struct r5x_conf *conf, int disk, sector_t sector);
 struct md_rdev *r5x_get_reader(struct r5x_conf *conf, int disk, sector_t sector);
 bool r5x_may_wait_record(struct r5x_conf *conf);

@@ -446,6 +446,15 @@ static struct r5x_conf *setup_conf(struct mddev *mddev)
 		if (!test_bit(In_sync, &rdev->flags) &&
 		    rdev->saved_raid_disk != rdev->raid_disk)
 			conf->fullsync = true;
+		/*
+		 * A replacement is never read, so a resync does not make it
+		 * agree with what it copies: in an array that needs one (a
+		 * crash), its copy starts again where the resync does.
+		 */
+		if (test_bit(Replacement, &rdev->flags) &&
+		    !test_bit(In_sync, &rdev->flags) &&
+		    rdev->recovery_offset > r5x_resync_offset(mddev))
+			rdev->recovery_offset = r5x_resync_offset(mddev);
 	}
 	degraded = calc_degraded(conf);
 	if (degraded > 1) {

@@ -150,6 +150,8 @@ enum r5x_dev_flags {
 	R5X_DEV_REWRITTEN,	/* it, or any write, succeeded on a block md */
 				/* lists bad: raid5xd clears the entry */
 	R5X_DEV_REPL_GOOD,	/* ... the same on the slot's replacement */
+	R5X_DEV_REPL_FAILED,	/* the replacement's write failed: the array */
+				/* writes wait until md has recorded that */
 	R5X_DEV_WERR,		/* member write failed (irq): raid5xd records */
 				/* a bad block or fails the member */
 	R5X_DEV_BADWRITE,	/* ... done: the member's copy is stale; the */

@@ -325,10 +325,16 @@ struct r5x_stripe *r5x_get_stripe(struct r5x_conf *conf, sector_t sector,
 		r5x_count(conf, cache_waits, 1);
 		conf->waiters++;
 		r5x_wake_thread(conf);
-		wait_event_lock_irq(conf->wait_for_stripe,
-				    idle_stripes(conf) >= r5x_wake_batch(conf) ||
-				    conf->quiesce || !conf->active_stripes,
-				    conf->lock);
+		if (flags & R5X_GS_NOQUIESCE)
+			/* a quiesce waits for us: wait for any free stripe */
+			wait_event_lock_irq(conf->wait_for_stripe,
+					    !list_empty(&conf->inactive),
+					    conf->lock);
+		else
+			wait_event_lock_irq(conf->wait_for_stripe,
+					    idle_stripes(conf) >= r5x_wake_batch(conf) ||
+					    conf->quiesce || !conf->active_stripes,
+					    conf->lock);
 		conf->waiters--;
 	}
 	spin_unlock_irq(&conf->lock);

@@ -290,7 +290,8 @@ static void plan_rewrite(struct r5x_stripe *sh, struct r5x_plan *p, int f)
 {
 	if (test_bit(R5X_DEV_REWRITE, &sh->dev[f].flags))
 		return;
-	if (plan_compute(sh, p, f))
+	/* a read-only array is not written: the block is rebuilt, read-only */
+	if (plan_compute(sh, p, f) && !sh->conf->mddev->ro)
 		p->rewrite |= BIT(f);
 }
 
@@ -405,12 +406,13 @@ static void plan_writes(struct r5x_stripe *sh, struct r5x_plan *p)
 	if (p->want_read)
 		return;
 	/*
-	 * A parity member being rebuilt cannot be read but must be written:
-	 * recovery may already have passed this stripe.  Reconstruct-write
-	 * computes its parity without reading it.
+	 * A parity slot that cannot be read but can be written (a spare
+	 * being rebuilt, a replacement being copied while the member it
+	 * replaces has failed) must be written: recovery may already have
+	 * passed this stripe.  Reconstruct-write computes its parity
+	 * without reading it.
 	 */
-	if (d[pd].failed && !r5x_disk_faulty(conf, pd) &&
-	    !test_bit(R5X_DEV_IOERR, &sh->dev[pd].flags) &&
+	if (d[pd].failed && r5x_slot_writable(conf, pd) &&
 	    !test_bit(R5X_DEV_READERR, &sh->dev[pd].flags)) {
 		d[pd].failed = false;
 		rmw_ok = false;
@@ -624,8 +626,12 @@ static void read_failed(struct r5x_stripe *sh, struct r5x_dev *dev,
 					 READ_ONCE(rdev->last_read_error), now));
 	WRITE_ONCE(rdev->last_read_error, now);
 	n = atomic_inc_return(&rdev->read_errors);
+	/*
+	 * Degraded, failing it would fail the array: the block is recorded
+	 * as bad instead (fail_stripe), as raid5 does.
+	 */
 	if (test_bit(In_sync, &rdev->flags) && !test_bit(Faulty, &rdev->flags) &&
-	    n <= atomic_read(&mddev->max_corr_read_errors)) {
+	    (n <= atomic_read(&mddev->max_corr_read_errors) || mddev->degraded)) {
 		pr_info_ratelimited("md/raid5x:%s: read error on %pg at sector %llu, rebuilding it from parity\n",
 				    mdname(mddev), rdev->bdev,
 				    (unsigned long long)(sh->sector + rdev->data_offset));
@@ -668,6 +674,8 @@ static void end_repl_io(struct r5x_stripe *sh, struct r5x_dev *dev,
 		/* no bad-block log on a replacement: it is failed (raid5) */
 		r5x_count(conf, io_errors, 1);
 		md_error(conf->mddev, rrdev);
+		/* the array write waits until md has recorded that */
+		set_bit(R5X_DEV_REPL_FAILED, &dev->flags);
 	} else if (stripe_badblock(sh, rrdev)) {
 		/* a block marked bad by an earlier copy is good again */
 		set_bit(R5X_DEV_REPL_GOOD, &dev->flags);
@@ -857,20 +865,24 @@ static bool finish_writes(struct r5x_stripe *sh, int failed)
 {
 	struct r5x_conf *conf = sh->conf;
 	bool any = false;
-	int i;
+	int i, missed = 0;
 
 	for (i = 0; i < conf->geom.raid_disks; i++) {
 		if (test_bit(R5X_DEV_BADWRITE, &sh->dev[i].flags) &&
 		    !dev_failed(sh, i))
 			failed++;
+		/* a replacement that missed it: no data lost, but record it */
+		if (test_bit(R5X_DEV_REPL_FAILED, &sh->dev[i].flags))
+			missed++;
 		any |= !r5x_blist_empty(&sh->dev[i].written);
 	}
-	if (any && wait_for_record(sh, failed))
+	if (any && wait_for_record(sh, failed + missed))
 		return false;
 	for (i = 0; i < conf->geom.raid_disks; i++) {
 		struct r5x_dev *dev = &sh->dev[i];
 
 		clear_bit(R5X_DEV_BADWRITE, &dev->flags);
+		clear_bit(R5X_DEV_REPL_FAILED, &dev->flags);
 		if (r5x_blist_empty(&dev->written))
 			continue;
 		/* the bio's page is the caller's again once completed */
@@ -1140,8 +1152,11 @@ void r5x_handle_stripe(struct r5x_stripe *sh, void *scratch,
 			clear_badblock(sh, i, true);
 		if (test_and_clear_bit(R5X_DEV_WERR, flags))
 			write_failed(sh, i);
-		/* the member failed here was replaced and is in sync again */
-		if (test_bit(R5X_DEV_IOERR, flags) && !r5x_disk_failed(conf, i))
+		/*
+		 * The member failed here was replaced: a spare being rebuilt
+		 * counts as failed only above its recovery_offset (dev_failed)
+		 */
+		if (test_bit(R5X_DEV_IOERR, flags) && !r5x_disk_faulty(conf, i))
 			clear_bit(R5X_DEV_IOERR, flags);
 		if (dev_failed(sh, i))
 			p.failed++;
