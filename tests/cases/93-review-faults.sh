@@ -3,6 +3,11 @@
 # 93-review-faults: fault paths found by reading raid5x against md's
 # raid5.c (issue 25), each run on raid456 first (the reference twin), then
 # on raid5x, in the same boot:
+#  burst:   a degraded array (member 3 failed) rebuilds onto a spare while
+#           member 1 has 6 unreadable blocks, max_read_errors 2: the
+#           rebuild completes and member 1 stays (its blocks recorded as
+#           bad, as raid5 does); the module before 11848e4 failed member 1
+#           at its 3rd error, and with it the array.
 #  resume:  a spare rebuilding into an array with an internal bitmap; the
 #           array stopped at 25% and assembled again (raid5x by takeover,
 #           sync frozen around it, as the patched mdadm does): the
@@ -42,7 +47,7 @@
 . /lib/guest-lib.sh
 
 export DM_DISABLE_UDEV=1 # no udev in the guest: /dev/dm-N (devtmpfs)
-tap_plan 25
+tap_plan 29
 load_md
 modprobe dm-mod 2>/dev/null || true
 modprobe dm-delay 2>/dev/null || true
@@ -359,7 +364,46 @@ $((off + 128)) $((sz - off - 128)) linear ${loops[1]} $((off + 128))" &&
 	gl_fresh
 }
 
+# ---- burst: read errors past max_read_errors on a degraded array -----------
+scen_burst() {
+	local pers=$1 tag chk loops nodes sz off tbl k
+	read -r tag chk <<<"$(gl_pers "$pers")"
+	read -r -a loops <<<"$(make_members 5 "$msz")"
+	sz=$((msz * 2048))
+	read -r -a nodes <<<"$(dm_members 5 "$sz" "${loops[@]}")"
+	step() {
+		create_raid5 md0 4 64 left-symmetric "${nodes[@]:0:4}" &&
+			switch "$pers" && fill || return 1
+		echo 2 >"$sys/max_read_errors" || return 1
+		mdadm --manage /dev/md0 --fail "${nodes[3]}" >/dev/null 2>&1 &&
+			mdadm --manage /dev/md0 --remove "${nodes[3]}" >/dev/null 2>&1 ||
+			return 1
+		off=$(md_member md0 "${nodes[1]}" offset) || return 1
+		# 6 unreadable 4 KiB blocks on member 1, 1 MiB apart
+		tbl="0 $off linear ${loops[1]} 0"
+		for ((k = 0; k < 6; k++)); do
+			tbl+=$'\n'"$((off + k * 2048)) 8 error"
+			tbl+=$'\n'"$((off + k * 2048 + 8)) 2040 linear ${loops[1]} $((off + k * 2048 + 8))"
+		done
+		tbl+=$'\n'"$((off + 6 * 2048)) $((sz - off - 6 * 2048)) linear ${loops[1]} $((off + 6 * 2048))"
+		dm_swap r5x1 "$tbl" || return 1
+		mdadm --manage /dev/md0 --add "${nodes[4]}" >/dev/null &&
+			wait_rebuilt md0 300
+		note "after the rebuild: degraded $(cat "$sys/degraded"), member 1 $(md_member md0 "${nodes[1]}" state), bad: $(md_member md0 "${nodes[1]}" bad_blocks | wc -l) on member 1, $(md_member md0 "${nodes[4]}" bad_blocks | wc -l) on the spare"
+		[ "$(cat "$sys/degraded")" = 0 ] &&
+			[ "$(md_member md0 "${nodes[1]}" state)" = in_sync ]
+	}
+	"$chk" "$tag: degraded, 6 unreadable blocks on member 1 (max_read_errors 2): the rebuild completes, member 1 kept" step
+	step() {
+		# the unreadable blocks are lost, the rest reads back
+		dd if=/dev/md0 of=/dev/null bs=64k skip=2 count=4 iflag=direct status=none
+	}
+	"$chk" "$tag: blocks away from the bad ones read back" step
+	gl_fresh
+}
+
 for pers in raid5 raid5x; do
+	scen_burst "$pers"
 	scen_resume "$pers"
 	scen_madegood "$pers"
 	scen_quiesce "$pers"
