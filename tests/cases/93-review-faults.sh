@@ -6,8 +6,10 @@
 #  burst:   a degraded array (member 3 failed) rebuilds onto a spare while
 #           member 1 has 6 unreadable blocks, max_read_errors 2: the
 #           rebuild completes and member 1 stays (its blocks recorded as
-#           bad, as raid5 does); the module before 11848e4 failed member 1
-#           at its 3rd error, and with it the array.
+#           bad, as raid5 does); the module before 11848e4 (378a846)
+#           failed member 1 at its 3rd error: "degraded 1, member 1
+#           faulty, bad: 2 on member 1, 29 on the spare", and the reads
+#           after it failed.
 #  resume:  a spare rebuilding into an array with an internal bitmap; the
 #           array stopped at 25% and assembled again (raid5x by takeover,
 #           sync frozen around it, as the patched mdadm does): the
