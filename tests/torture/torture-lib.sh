@@ -591,6 +591,24 @@ t_suspend() {
 	tio write "$1" "$2" 4 d
 }
 
+# tdiag: what both arrays hold on a divergence (KTAP diagnostics): each
+# device's state and bad-block list, md's sync position
+tdiag() {
+	local x i b f v
+	for x in A B; do
+		for ((i = 0; i <= TN; i++)); do
+			b=${TDEV[$x$i]##*/}
+			[ -e "${TSYS[$x]}/dev-$b" ] || continue
+			v=""
+			for f in state errors bad_blocks unacknowledged_bad_blocks recovery_start; do
+				v+=" $f=$(tr '\n' ',' <"${TSYS[$x]}/dev-$b/$f" 2>/dev/null)"
+			done
+			echo "#  diag ${TMD[$x]} d$i ($b):$v"
+		done
+		echo "#  diag ${TMD[$x]}: sync_action=$(cat "${TSYS[$x]}/sync_action" 2>/dev/null) mismatch_cnt=$(cat "${TSYS[$x]}/mismatch_cnt" 2>/dev/null)"
+	done
+}
+
 # tort_run_list LIST: run a step list on fresh twins; 0 pass, 1 divergence
 # (TORT_FAILSTEP: its index, TORT_WHY), 2 setup failure
 tort_run_list() {
@@ -614,6 +632,7 @@ tort_run_list() {
 			TORT_FAILSTEP=$idx
 			tklog
 			tlog "#  step $idx: ${steps[idx]}: DIVERGED: $TORT_WHY"
+			[ "${TORT_QUIET:-0}" = 1 ] || tdiag
 			tort_teardown
 			return 1
 		fi
@@ -623,6 +642,7 @@ tort_run_list() {
 		else
 			TORT_FAILSTEP=$idx
 			tlog "#  step $idx: ${steps[idx]}: DIVERGED after it: $TORT_WHY"
+			[ "${TORT_QUIET:-0}" = 1 ] || tdiag
 			tort_teardown
 			return 1
 		fi
