@@ -67,7 +67,8 @@ if [ ! -f "$cp_dir/scripts/checkpatch.pl" ]; then
 		"linux-source-$series/scripts/const_structs.checkpatch"
 fi
 ignore=$(grep -v '^#' .checkpatch-ignore | paste -sd, -)
-mapfile -t srcs < <(sources -name '*.c' -o -name '*.h')
+# the module's sources: tests/ holds user-space helpers (tests/torture)
+mapfile -t srcs < <(sources -name '*.c' -o -name '*.h' | grep -v '^tests/')
 cp_out=$(perl "$cp_dir/scripts/checkpatch.pl" --strict --no-tree --terse \
 	--ignore "$ignore" -f "${srcs[@]}" 2>&1 || true)
 probs=$(grep -E ': (ERROR|WARNING|CHECK):' <<<"$cp_out" || true)
