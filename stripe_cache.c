@@ -351,7 +351,7 @@ void __r5x_release_stripe(struct r5x_conf *conf, struct r5x_stripe *sh)
 		list_add_tail(&sh->lru, &conf->sb_wait);
 		/*
 		 * Look again soon: what it waits for (an external metadata
-		 * handler's acknowledgement) may come with no wake-up for us.
+		 * handler's acknowledgment) may come with no wake-up for us.
 		 */
 		if (!timer_pending(&conf->delay_timer))
 			mod_timer(&conf->delay_timer,
