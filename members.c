@@ -79,9 +79,13 @@ struct md_rdev *r5x_get_repl(struct r5x_conf *conf, int disk)
 
 	rcu_read_lock();
 	rdev = rcu_dereference(conf->disks[disk].replacement);
-	/* one in sync serves the slot already (slot_member) */
+	/*
+	 * One that serves the slot already (slot_member) is written as the
+	 * slot's member; one just in sync while the member it replaces is
+	 * not yet faulty (spare_active) still takes every write here.
+	 */
 	if (rdev && (test_bit(Faulty, &rdev->flags) ||
-		     test_bit(In_sync, &rdev->flags)))
+		     slot_member(conf, disk) == rdev))
 		rdev = NULL;
 	if (rdev)
 		atomic_inc(&rdev->nr_pending);
