@@ -368,7 +368,7 @@ $((off + 128)) $((sz - off - 128)) linear ${loops[1]} $((off + 128))" &&
 
 # ---- burst: read errors past max_read_errors on a degraded array -----------
 scen_burst() {
-	local pers=$1 tag chk loops nodes sz off tbl k
+	local pers=$1 tag chk loops nodes sz off tbl k st
 	read -r tag chk <<<"$(gl_pers "$pers")"
 	read -r -a loops <<<"$(make_members 5 "$msz")"
 	sz=$((msz * 2048))
@@ -381,13 +381,16 @@ scen_burst() {
 			mdadm --manage /dev/md0 --remove "${nodes[3]}" >/dev/null 2>&1 ||
 			return 1
 		off=$(md_member md0 "${nodes[1]}" offset) || return 1
-		# 6 unreadable 4 KiB blocks on member 1, 1 MiB apart
+		# 6 unreadable 4 KiB blocks on member 1, an eighth of its data
+		# apart (the first in row 0, the others from row 6 on at the
+		# smallest members: none in the rows read below)
+		st=$(((sz - off) / 8 / 8 * 8))
 		tbl="0 $off linear ${loops[1]} 0"
 		for ((k = 0; k < 6; k++)); do
-			tbl+=$'\n'"$((off + k * 2048)) 8 error"
-			tbl+=$'\n'"$((off + k * 2048 + 8)) 2040 linear ${loops[1]} $((off + k * 2048 + 8))"
+			tbl+=$'\n'"$((off + k * st)) 8 error"
+			tbl+=$'\n'"$((off + k * st + 8)) $((st - 8)) linear ${loops[1]} $((off + k * st + 8))"
 		done
-		tbl+=$'\n'"$((off + 6 * 2048)) $((sz - off - 6 * 2048)) linear ${loops[1]} $((off + 6 * 2048))"
+		tbl+=$'\n'"$((off + 6 * st)) $((sz - off - 6 * st)) linear ${loops[1]} $((off + 6 * st))"
 		dm_swap r5x1 "$tbl" || return 1
 		mdadm --manage /dev/md0 --add "${nodes[4]}" >/dev/null &&
 			wait_rebuilt md0 300
