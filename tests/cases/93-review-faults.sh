@@ -317,9 +317,17 @@ $((off + 8)) $((sz - off - 8)) linear ${loops[2]} $((off + 8))" || return 1
 	step() {
 		dm_swap r5x2 "0 $sz linear ${loops[2]} 0" &&
 			echo system >"$sys/sync_speed_max" &&
-			echo system >"$sys/sync_speed_min" &&
+			echo system >"$sys/sync_speed_min" || return 1
+		# raid456 on 6.12 fails member 2 once its write-back fails
+		# (degraded 2: the array is lost; raid5x keeps member 2 with a
+		# bad block): noted for the reference twin, not asserted
+		if [ "$pers" = raid5 ] && [ "$(cat "$sys/degraded")" -ge 2 ]; then
+			note "raid456 failed member 2 after the failed write-back ($(uname -r)): degraded $(cat "$sys/degraded"), member 2 $(md_member md0 "${nodes[2]}" state)"
+			return 0
+		else
 			echo idle >"$sys/sync_action" || return 1
-		wait_rebuilt md0 && md_check_zero md0 || return 1
+			wait_rebuilt md0 && md_check_zero md0 || return 1
+		fi
 		dd if=/dev/md0 bs=192k count=1 iflag=direct status=none | cmp - /tmp/93.row
 	}
 	"$chk" "$tag: the recovery completes: check 0, the row reads back" step
