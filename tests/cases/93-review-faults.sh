@@ -274,6 +274,7 @@ $off $((sz - off)) delay $e $off 0 $e $off 1000" || return 1
 # ---- rebuilt: below recovery_offset the spare serves a rebuild --------------
 scen_rebuilt() {
 	local pers=$1 tag chk loops nodes sz off rs csz
+	no_raid456_twin "$pers" 3 && return
 	read -r tag chk <<<"$(gl_pers "$pers")"
 	read -r -a loops <<<"$(make_members 5 "$msz")"
 	sz=$((msz * 2048))
@@ -375,8 +376,16 @@ $((off + 128)) $((sz - off - 128)) linear ${loops[1]} $((off + 128))" &&
 }
 
 # ---- burst: read errors past max_read_errors on a degraded array -----------
+# no_raid456_twin PERS N: on 7.x raid456's recovery across an unreadable
+# block never ends (md0_resync blocked, as in 86): its N assertions skipped
+no_raid456_twin() {
+	[ "$1" = raid5 ] && gl_kernel_from 7 || return 1
+	tap_skip "$2" "raid456 twin: on 7.x raid456's recovery across an unreadable block never ends (md0_resync blocked for 120 s, seen on 7.2.12; as in 86)"
+}
+
 scen_burst() {
 	local pers=$1 tag chk loops nodes sz off tbl k st
+	no_raid456_twin "$pers" 2 && return
 	read -r tag chk <<<"$(gl_pers "$pers")"
 	read -r -a loops <<<"$(make_members 5 "$msz")"
 	sz=$((msz * 2048))
