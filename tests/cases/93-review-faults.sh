@@ -109,6 +109,20 @@ switch() {
 		echo idle >"$sys/sync_action"
 }
 
+# dm_setup N: N loop members of msz MiB, each under a dm-linear device
+# (r5x0..): sets the caller's loops, nodes and sz (sectors)
+dm_setup() {
+	read -r -a loops <<<"$(make_members "$1" "$msz")"
+	sz=$((msz * 2048))
+	read -r -a nodes <<<"$(dm_members "$1" "$sz" "${loops[@]}")"
+}
+
+# fail_remove DEV: fail member DEV of md0 and remove it
+fail_remove() {
+	mdadm --manage /dev/md0 --fail "$1" >/dev/null 2>&1 &&
+		mdadm --manage /dev/md0 --remove "$1" >/dev/null 2>&1
+}
+
 # mdstat_full: md0 has all 4 members in sync
 mdstat_full() {
 	grep -A1 '^md0 :' /proc/mdstat | grep -q '\[4/4\] \[UUUU\]' ||
@@ -128,9 +142,7 @@ scen_resume() {
 			switch "$pers" && fill || return 1
 		sum=$(md_md5 md0) || return 1
 		bitmap_clean "${devs[0]}" || return 1
-		mdadm --manage /dev/md0 --fail "${devs[1]}" >/dev/null 2>&1 &&
-			mdadm --manage /dev/md0 --remove "${devs[1]}" >/dev/null 2>&1 ||
-			return 1
+		fail_remove "${devs[1]}" || return 1
 		echo "$speed" >/proc/sys/dev/raid/speed_limit_min &&
 			echo "$speed" >/proc/sys/dev/raid/speed_limit_max || return 1
 		mdadm --manage /dev/md0 --add "${devs[4]}" >/dev/null && past_quarter
@@ -216,9 +228,7 @@ scen_madegood() {
 scen_quiesce() {
 	local pers=$1 tag chk loops nodes sz off e rc=/tmp/93-quiesce.rc
 	read -r tag chk <<<"$(gl_pers "$pers")"
-	read -r -a loops <<<"$(make_members 4 "$msz")"
-	sz=$((msz * 2048))
-	read -r -a nodes <<<"$(dm_members 4 "$sz" "${loops[@]}")"
+	dm_setup 4
 	step() {
 		mdadm --create /dev/md0 --run --quiet --level=5 --metadata=1.2 \
 			--assume-clean --bitmap=none --chunk=4 \
@@ -276,15 +286,12 @@ scen_rebuilt() {
 	local pers=$1 tag chk loops nodes sz off rs csz
 	no_raid456_twin "$pers" 3 && return
 	read -r tag chk <<<"$(gl_pers "$pers")"
-	read -r -a loops <<<"$(make_members 5 "$msz")"
-	sz=$((msz * 2048))
-	read -r -a nodes <<<"$(dm_members 5 "$sz" "${loops[@]}")"
+	dm_setup 5
 	step() {
 		create_raid5 md0 4 64 left-symmetric "${nodes[@]:0:4}" &&
 			switch "$pers" && fill || return 1
 		dd if=/dev/md0 of=/tmp/93.row bs=192k count=1 iflag=direct status=none &&
-			mdadm --manage /dev/md0 --fail "${nodes[1]}" >/dev/null 2>&1 &&
-			mdadm --manage /dev/md0 --remove "${nodes[1]}" >/dev/null 2>&1 &&
+			fail_remove "${nodes[1]}" &&
 			echo "$speed" >"$sys/sync_speed_min" &&
 			echo "$speed" >"$sys/sync_speed_max" &&
 			mdadm --manage /dev/md0 --add "${nodes[4]}" >/dev/null &&
@@ -339,9 +346,7 @@ $((off + 8)) $((sz - off - 8)) linear ${loops[2]} $((off + 8))" || return 1
 scen_wantrepl() {
 	local pers=$1 tag chk loops nodes sz off sum
 	read -r tag chk <<<"$(gl_pers "$pers")"
-	read -r -a loops <<<"$(make_members 5 "$msz")"
-	sz=$((msz * 2048))
-	read -r -a nodes <<<"$(dm_members 5 "$sz" "${loops[@]}")"
+	dm_setup 5
 	step() {
 		create_raid5 md0 4 64 left-symmetric "${nodes[@]:0:4}" &&
 			switch "$pers" && fill || return 1
@@ -387,16 +392,12 @@ scen_burst() {
 	local pers=$1 tag chk loops nodes sz off tbl k st
 	no_raid456_twin "$pers" 2 && return
 	read -r tag chk <<<"$(gl_pers "$pers")"
-	read -r -a loops <<<"$(make_members 5 "$msz")"
-	sz=$((msz * 2048))
-	read -r -a nodes <<<"$(dm_members 5 "$sz" "${loops[@]}")"
+	dm_setup 5
 	step() {
 		create_raid5 md0 4 64 left-symmetric "${nodes[@]:0:4}" &&
 			switch "$pers" && fill || return 1
 		echo 2 >"$sys/max_read_errors" || return 1
-		mdadm --manage /dev/md0 --fail "${nodes[3]}" >/dev/null 2>&1 &&
-			mdadm --manage /dev/md0 --remove "${nodes[3]}" >/dev/null 2>&1 ||
-			return 1
+		fail_remove "${nodes[3]}" || return 1
 		off=$(md_member md0 "${nodes[1]}" offset) || return 1
 		# 6 unreadable 4 KiB blocks on member 1, an eighth of its data
 		# apart (the first in row 0, the others from row 6 on at the
