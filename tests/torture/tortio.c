@@ -248,6 +248,19 @@ static void ambiguous(uint64_t b, uint32_t newgen)
 		E[b].alt = E[b].gen, E[b].gen = newgen;
 }
 
+/* START NBLK IOBLKS MODE of a write or read command (av[3..6]), clipped */
+static void parse_job(struct job *j, char **av)
+{
+	j->start = strtoull(av[3], NULL, 0);
+	j->nblk = strtoull(av[4], NULL, 0);
+	j->ioblks = strtoull(av[5], NULL, 0);
+	j->mode = av[6];
+	if (!j->ioblks)
+		j->ioblks = 1;
+	if (j->start + j->nblk > H->nblk)
+		j->nblk = j->start >= H->nblk ? 0 : H->nblk - j->start;
+}
+
 static int cmd_write(char **av)
 {
 	struct job j = { 0 };
@@ -255,14 +268,7 @@ static int cmd_write(char **av)
 	uint64_t k, b;
 	int bad = 0;
 
-	j.start = strtoull(av[3], NULL, 0);
-	j.nblk = strtoull(av[4], NULL, 0);
-	j.ioblks = strtoull(av[5], NULL, 0);
-	j.mode = av[6];
-	if (!j.ioblks)
-		j.ioblks = 1;
-	if (j.start + j.nblk > H->nblk)
-		j.nblk = j.start >= H->nblk ? 0 : H->nblk - j.start;
+	parse_job(&j, av);
 	j.gens = calloc(j.nblk + 1, 4);
 	j.res[0] = mmap(NULL, 2 * (j.nblk + 1), PROT_READ | PROT_WRITE,
 			MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -373,14 +379,7 @@ static int cmd_read(char **av)
 	char e[48];
 	static const char *nm[3] = { "ok", "EIO", "wrong" };
 
-	j.start = strtoull(av[3], NULL, 0);
-	j.nblk = strtoull(av[4], NULL, 0);
-	j.ioblks = strtoull(av[5], NULL, 0);
-	j.mode = av[6];
-	if (!j.ioblks)
-		j.ioblks = 1;
-	if (j.start + j.nblk > H->nblk)
-		j.nblk = j.start >= H->nblk ? 0 : H->nblk - j.start;
+	parse_job(&j, av);
 	sz = 2 * (j.nblk + 1) + (j.nblk + 1) * sizeof(*j.what);
 	j.res[0] = mmap(NULL, sz, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (j.res[0] == MAP_FAILED)

@@ -546,11 +546,17 @@ t_badread() {
 	done
 	echo 3 >/proc/sys/vm/drop_caches
 	tverify
-	local rc=$?
+	tfault_end "$i" $?
+}
+
+# tfault_end I RC: the fault step on device I ended with status RC: both
+# twins' device I linear again; then RC, the twins' state and a verify
+tfault_end() {
+	local x
 	for x in A B; do
-		tdm $x "$i" "$(tlinear $x "$i")"
+		tdm $x "$1" "$(tlinear $x "$1")"
 	done
-	[ "$rc" = 0 ] || return 1
+	[ "$2" = 0 ] || return 1
 	tcompare || return 1
 	tverify
 }
@@ -565,13 +571,7 @@ t_writeerr() {
 		tdm $x "$i" "0 $TSECT flakey $dev 0 0 3600 1 error_writes" || return 1
 	done
 	tio write $((TNBLK / 4)) $((TCHUNK * 3 / 4)) 8 ds
-	local rc=$?
-	for x in A B; do
-		tdm $x "$i" "$(tlinear $x "$i")"
-	done
-	[ "$rc" = 0 ] || return 1
-	tcompare || return 1
-	tverify
+	tfault_end "$i" $?
 }
 
 # suspend START NBLK: md/suspend_lo..hi over the range; a write elsewhere
