@@ -36,6 +36,8 @@ speed=$((2000 / GL_SCALE))             # KiB/s: the recovery's limit until lifte
 completed() {
 	local a _b
 	read -r a _b <"$sys/sync_completed" || a=none
+	# "delayed" (md's thread about to start) counts as none
+	[[ $a =~ ^[0-9]+$ ]] || a=none
 	echo "$a"
 }
 
@@ -79,6 +81,7 @@ scenario() {
 		local i a b
 		for ((i = 0; i < 1200; i++)); do
 			read -r a _ b <"$sys/sync_completed" || return 1
+			[[ $a =~ ^[0-9]+$ && $b =~ ^[1-9][0-9]*$ ]] || a=none
 			if [ "$a" != none ] && [ $((a * 4)) -ge "$b" ]; then
 				pos0=$a total=$b
 				note "recovery at $a of $b sectors ($((a * 100 / b))%), recovery_start $(cat "$rs")"

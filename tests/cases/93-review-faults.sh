@@ -79,7 +79,9 @@ past_quarter() {
 	local i a b
 	for ((i = 0; i < 1200; i++)); do
 		read -r a _ b <"$sys/sync_completed" || return 1
-		if [ "$a" != none ] && [ $((a * 4)) -ge "$b" ]; then
+		# "none", or "delayed" while md's thread waits to start (6.12
+		# under load: a bare $((a)) of it is fatal under set -u)
+		if [[ $a =~ ^[0-9]+$ && $b =~ ^[1-9][0-9]*$ ]] && [ $((a * 4)) -ge "$b" ]; then
 			note "recovery at $a of $b sectors ($((a * 100 / b))%)"
 			return 0
 		fi
