@@ -421,7 +421,11 @@ tstep() {
 	verify) twait && tverify ;;
 	fail)
 		tclean && tinsync A "$1" || return 2
-		tboth fail s_fail "$1" ;;
+		tboth fail s_fail "$1" || return 1
+		# raid456 counts a member with a listed bad block as failed for
+		# its stripe even while its cached block is up to date, raid5x
+		# serves that block (RESULTS.md, divergence 4): both read anew
+		tcache_drop ;;
 	remove)
 		local f any=0
 		for f in "${TSYS[A]}"/dev-*/state; do
@@ -452,6 +456,7 @@ tstep() {
 		if tclean; then
 			tinsync A "$j" || return 2
 			tboth "recint fail" s_fail "$j" || return 1
+			tcache_drop
 			tboth "recint remove" s_remove || return 1
 		fi
 		tdegn 1 || return 2
@@ -550,12 +555,42 @@ t_badread() {
 	tfault_end "$i" $?
 }
 
+# tgarble I: the sectors both twins list as bad on device I get random
+# data on disk (below dm). dm-error leaves the data under a failed read
+# right, and a failed write leaves the old data: a twin reading a listed
+# block anyway would read right data by luck, unseen. Garbled, such a read
+# shows as a wrong block.
+tgarble() {
+	local x bb s n
+	declare -A seen=()
+	for x in A B; do
+		bb=${TSYS[$x]}/dev-${TDEV[$x$1]##*/}/bad_blocks
+		[ -r "$bb" ] || return 0
+		while read -r s n; do
+			[ -n "$n" ] || continue
+			if [ "$x" = A ]; then
+				seen[$s:$n]=1
+			elif [ -n "${seen[$s:$n]:-}" ]; then
+				seen[$s:$n]=2
+			fi
+		done <"$bb"
+	done
+	for s in "${!seen[@]}"; do
+		[ "${seen[$s]}" = 2 ] || continue
+		for x in A B; do
+			dd if=/dev/urandom of="$(tloop $x "$1")" bs=512 seek="${s%:*}" \
+				count="${s#*:}" oflag=direct conv=notrunc status=none
+		done
+		tlog "#   garbled sectors ${s%:*}+${s#*:} of device $1 (listed bad on both)"
+	done
+}
+
 # tcache_drop: empty both twins' stripe caches (stripe_cache_size down to
 # 17 and back). Used around the fault steps: raid5x's cache can hold a row
 # whole where raid456 reads around its cache (chunk-aligned reads) or
 # counts a member with a listed bad block as failed even while its cached
 # block is up to date; a read served from the cache then misses a fault
-# the other twin sees (RESULTS.md, divergences 2 and 3).
+# the other twin sees (RESULTS.md, divergences 2 to 4).
 tcache_drop() {
 	local x c
 	for x in A B; do
@@ -572,6 +607,7 @@ tfault_end() {
 	for x in A B; do
 		tdm $x "$1" "$(tlinear $x "$1")"
 	done
+	tgarble "$1"
 	tcache_drop
 	[ "$2" = 0 ] || return 1
 	tcompare || return 1
