@@ -453,6 +453,9 @@ tstep() {
 		tverify ;;
 	recint)
 		i=$1 j=$2
+		# not applicable (checked before anything is failed): device
+		# I is a member and not the one failed here (I = J: a re-add)
+		{ [ "$i" = "$j" ] && tclean; } || ! tin A "$i" || return 2
 		if tclean; then
 			tinsync A "$j" || return 2
 			tboth "recint fail" s_fail "$j" || return 1
