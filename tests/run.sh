@@ -39,9 +39,9 @@
 # runs alongside the Debian pass (two guests at a time; its lines, marked
 # "debug|", appear as they come).
 # RAID5X_DEBUG_ALL=0 limits it to the cases marked "# debug-kernel: yes".
-# Its last RAID5X_DEBUG_TAIL (default 2) cases run in whichever lane is free
-# first: its own, or the Debian pass's once that pass is over (a second
-# debug guest, log debug-tail-batch.log); 0 keeps them in its own lane.
+# Its last RAID5X_DEBUG_TAIL (default 2) cases run once the queue of kernel
+# passes (below) is empty, in whichever lane is free first (log
+# debug-tail-batch.log); 0 keeps them in the debug pass.
 #
 # The passes on the newer Debian kernels (6.12: trixie's current kernel, 7:
 # forky's; scripts/kroot.sh prepare LINE makes their build root, headers,
@@ -602,14 +602,8 @@ debug_pass() {
 		declare -p gargs dtail >"$dtenv"
 	fi
 	run_guest_cases debug- ${gsel[@]+"${gsel[@]}"}
-	if [ "${#dtail[@]}" -gt 0 ]; then
-		if mkdir "$dclaim" 2>/dev/null; then
-			[ ! -e "$ddone" ] || ptcg=multi
-			bname=debug-tail-batch run_guest_cases debug- "${dtail[@]}"
-		else
-			echo "== its last ${#dtail[@]} cases ran in the Debian pass's lane (above)"
-		fi
-	fi
+	[ "${#dtail[@]}" = 0 ] ||
+		echo "== its last ${#dtail[@]} cases run once the kernel passes are taken, in whichever lane is free first (debug_tail)"
 	echo "== debug-kernel pass time $((SECONDS - t0)) s (volume scale $dscale)"
 	kernel_sum "debug $KVER" "$p0" "$f0"
 }
@@ -682,16 +676,22 @@ run_queue() {
 	done
 }
 
-# debug_tail: in the Debian pass's lane, once that pass is over, run the
-# debug pass's last cases (debug_pass wrote them and its guest options to
-# $dtenv) in a second debug guest, unless the debug pass took them first.
+# debug_tail DONE: the debug pass's last cases (debug_pass wrote them and
+# its guest options to $dtenv), in the lane that gets here first once the
+# queue of kernel passes is empty: the Debian pass's lane or the debug
+# lane (the whole kernel passes first, then this short one: in CI the
+# debug lane took its tail, then the 7.x pass, 644 s after the other lane
+# had ended). DONE: the file that says the other lane is over (its guest
+# then gets a host thread per CPU).
 debug_tail() {
-	local gargs=() dtail=() tmult=2 ptcg=single
+	local gargs=() dtail=() tmult=2 ptcg=single p0=$passed f0=$failed
 	[ -s "$dtenv" ] && mkdir "$dclaim" 2>/dev/null || return 0
+	[ ! -e "$1" ] || ptcg=multi
 	# shellcheck source=/dev/null
 	. "$dtenv"
-	echo "== debug-kernel pass: its last ${#dtail[@]} cases, in a second guest while its first runs"
+	echo "== debug-kernel pass: its last ${#dtail[@]} cases (debug_tail)"
 	bname=debug-tail-batch run_guest_cases debug- "${dtail[@]}"
+	kernel_sum "debug kernel, its last ${#dtail[@]} cases" "$p0" "$f0"
 }
 
 dpid="" dout=$logdir/debug-pass.out dres=$logdir/debug-pass.res ddone=$logdir/debian-pass.done
@@ -712,6 +712,7 @@ if [ "$alongside" = 1 ]; then
 			passed=0 failed=0
 			[ "$debug" = 0 ] || debug_pass
 			run_queue debug
+			debug_tail "$ddone"
 			: >"$bdone"
 			echo "$passed $failed" >"$dres"
 		} 2>&1 | tee "$dout" | sed -u 's/^/debug| /'
@@ -743,7 +744,7 @@ if [ "$debian" = 1 ] && [ "${#gsel[@]}" -gt 0 ]; then
 fi
 run_queue main
 : >"$ddone"   # this lane's passes are over (debug_pass reads it)
-[ -z "$dpid" ] || debug_tail
+[ -z "$dpid" ] || debug_tail "$bdone"
 
 if [ -n "$dpid" ]; then
 	t0=$SECONDS
