@@ -56,5 +56,6 @@ else
 		fi
 	done
 fi
+tort_release
 echo "TORTURE-SUMMARY $passed passed, $failed failed"
 exit 0
