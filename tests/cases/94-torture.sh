@@ -19,11 +19,12 @@
 . /lib/guest-lib.sh
 
 # SEED:MAXSTEPS (the seed's first MAXSTEPS steps, then verify and check),
-# chosen for coverage and time (about 60 s of guest time on 6.1): 4's
-# first steps are a read error whose rewrite fails (found raid5x without
+# chosen for coverage and time (about 60 s of guest time on 6.1), each
+# after half the array written (the generator's first step): 4's first
+# steps are a read error whose rewrite fails (found raid5x without
 # want_replacement on a write error, module 1d8ea45); 24's first 8 steps
-# hold a dm write error, a bitmap add, a check, a dm read error and a
-# suspend
+# hold two dm write errors, a bitmap add, a dm read error and two member
+# failures
 seeds=(4:4 24:8)
 # step lists replayed as they are (RESULTS.md): 1010's, a block listed bad
 # on member 3 (its sectors garbled on disk), then member 0 failed: no twin

@@ -156,7 +156,12 @@ tort_gen() {
 			esac ;;
 		fail) steps+=("fail $((RANDOM % (n + 1)))") ;;
 		remove|restart|check|repair|verify) steps+=("$k") ;;
-		add) steps+=("add $((RANDOM % (n + 1))) $([ $((RANDOM % 2)) = 0 ] && echo zero || echo keep)") ;;
+		# (RANDOM drawn here, not in a $(...): a subshell's RANDOM is
+		# seeded anew, the seed's choice was not reproducible)
+		add)
+			local how=keep
+			[ $((RANDOM % 2)) != 0 ] || how=zero
+			steps+=("add $((RANDOM % (n + 1))) $how") ;;
 		replace) steps+=("replace $((RANDOM % (n + 1)))") ;;
 		recint)
 			local m=(idle stop write)
@@ -164,12 +169,21 @@ tort_gen() {
 		cache) local c=(17 32 64 128 256 512 1024); steps+=("cache ${c[RANDOM % 7]}") ;;
 		workers) steps+=("workers $((RANDOM % 9))") ;;
 		skipcopy|merge) steps+=("$k $((RANDOM % 2))") ;;
-		bitmap) steps+=("bitmap $([ $((RANDOM % 2)) = 0 ] && echo internal || echo none)") ;;
+		bitmap)
+			local bmk=none
+			[ $((RANDOM % 2)) != 0 ] || bmk=internal
+			steps+=("bitmap $bmk") ;;
 		badread) steps+=("badread $((RANDOM % (n + 1))) $((RANDOM % (msz * 200))) $((8 << (RANDOM % 4)))") ;;
 		writeerr) steps+=("writeerr $((RANDOM % (n + 1)))") ;;
 		esac
 	done
 	steps+=("verify" "check")
+	# first, half the array written (drawn last: a seed's other steps are
+	# as they were): blocks never written read as zeros, and a member
+	# rebuilt with holes, or not at all, reads back zeros there too
+	nblk=$((ablk / 2))
+	start=$(((RANDOM * 32768 + RANDOM) % (ablk - nblk) / rowb * rowb))
+	steps=("${steps[0]}" "write $start $nblk 256 d" "${steps[@]:1}")
 	local IFS=';'
 	echo "${steps[*]}"
 }
