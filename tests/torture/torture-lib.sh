@@ -303,6 +303,10 @@ tstate() {
 	local x=$1 sys=${TSYS[$1]} i b st sl as dg line l bm=none hit=0
 	[ -e "$sys/array_state" ] || { TSTATE=absent; return 0; }
 	read -r as <"$sys/array_state"
+	# active and clean differ by md's safe-mode timer (200 ms after the
+	# last write, a superblock write later): compared as one, and at the
+	# end both must be clean (tclean_end)
+	[ "$as" != active ] || as=clean
 	read -r dg <"$sys/degraded"
 	while read -r l; do
 		if [ "$hit" = 1 ]; then
@@ -779,8 +783,27 @@ tort_run_list() {
 			return 1
 		fi
 	done
+	if ! tclean_end; then
+		TORT_FAILSTEP=$idx
+		tlog "#  end: DIVERGED: $TORT_WHY"
+		tort_teardown
+		return 1
+	fi
 	tort_teardown
 	return 0
+}
+
+# tclean_end: an array left alone goes clean (md's safe mode): within 20 s,
+# both twins that were active are clean, or both stay as they are
+tclean_end() {
+	local i sa sb
+	for ((i = 0; i < 200; i++)); do
+		read -r sa <"${TSYS[A]}/array_state" 2>/dev/null || sa=absent
+		read -r sb <"${TSYS[B]}/array_state" 2>/dev/null || sb=absent
+		[ "$sa" = active ] || [ "$sb" = active ] || break
+		gl_nap 0.1
+	done
+	[ "$sa" = "$sb" ] || diverge "array_state 20 s after the last step: raid456 $sa, raid5x $sb"
 }
 
 tjoin() { local IFS=';'; echo "$*"; }
