@@ -395,6 +395,11 @@ tio() {
 	out=$(tortio "$1" "$TORT_DIR/model" /dev/md0 /dev/md1 "${@:2}" 2>&1)
 	rc=$?
 	tlog "#   ${out##*$'\n'}"
+	if [[ $out == *"ORACLE "* ]]; then
+		# raid456 lost a write raid5x kept (tortio.c; RESULTS.md, 5)
+		TORT_ORACLE=$((TORT_ORACLE + 1))
+		grep '^ORACLE ' <<<"$out" | head -n 3 | sed 's/^/#   /'
+	fi
 	[ "$rc" = 0 ] || diverge "tortio $*: ${out//$'\n'/|}"
 }
 tverify() { tio read 0 "$TNBLK" 256 d; }
@@ -751,7 +756,7 @@ tort_run_list() {
 	local list=$1 steps g idx=0 st t0
 	IFS=';' read -r -a steps <<<"$list"
 	read -r -a g <<<"${steps[0]}"
-	TORT_FAILSTEP=-1 TORT_WHY="" TORT_NSTEPS=0
+	TORT_FAILSTEP=-1 TORT_WHY="" TORT_NSTEPS=0 TORT_ORACLE=0
 	tort_setup "${g[@]:1}" >"$TORT_DIR.setup" 2>&1 ||
 		{ TORT_WHY="setup failed: $(tr '\n' '|' <"$TORT_DIR.setup")"; tort_teardown; return 2; }
 	: >"$TORT_KLOG"
@@ -843,7 +848,7 @@ tort_seq() {
 	tort_run_list "$list"
 	rc=$?
 	if [ "$rc" = 0 ]; then
-		echo "TORTURE-END seed=$seed result=pass steps=$TORT_NSTEPS secs=$((SECONDS - t0))"
+		echo "TORTURE-END seed=$seed result=pass steps=$TORT_NSTEPS secs=$((SECONDS - t0)) raid456-lost=$TORT_ORACLE"
 		return 0
 	fi
 	echo "TORTURE-DIVERGE seed=$seed step=$TORT_FAILSTEP: $TORT_WHY"
