@@ -799,7 +799,10 @@ tort_run_list() {
 }
 
 # tclean_end: an array left alone goes clean (md's safe mode): within 20 s,
-# both twins that were active are clean, or both stay as they are
+# both twins that were active are clean, or both stay as they are. raid456
+# staying active where raid5x went clean is raid456's (after a failed
+# write-back it stayed active for good: RESULTS.md, divergence 6): noted,
+# counted with raid456-lost, not a divergence.
 tclean_end() {
 	local i sa sb
 	for ((i = 0; i < 200; i++)); do
@@ -808,6 +811,11 @@ tclean_end() {
 		[ "$sa" = active ] || [ "$sb" = active ] || break
 		gl_nap 0.1
 	done
+	if [ "$sa" = active ] && [ "$sb" = clean ]; then
+		tlog "#   ORACLE array_state 20 s after the last step: raid456 active, raid5x clean"
+		TORT_ORACLE=$((TORT_ORACLE + 1))
+		return 0
+	fi
 	[ "$sa" = "$sb" ] || diverge "array_state 20 s after the last step: raid456 $sa, raid5x $sb"
 }
 
