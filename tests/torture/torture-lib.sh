@@ -746,7 +746,11 @@ tdiag() {
 			done
 			echo "#  diag ${TMD[$x]} d$i ($b):$v"
 		done
-		echo "#  diag ${TMD[$x]}: sync_action=$(cat "${TSYS[$x]}/sync_action" 2>/dev/null) mismatch_cnt=$(cat "${TSYS[$x]}/mismatch_cnt" 2>/dev/null)"
+		v=""
+		for f in array_state degraded sync_action sync_completed resync_start mismatch_cnt; do
+			v+=" $f=$(cat "${TSYS[$x]}/$f" 2>/dev/null)"
+		done
+		echo "#  diag ${TMD[$x]}:$v"
 	done
 }
 
@@ -791,6 +795,7 @@ tort_run_list() {
 	if ! tclean_end; then
 		TORT_FAILSTEP=$idx
 		tlog "#  end: DIVERGED: $TORT_WHY"
+		[ "${TORT_QUIET:-0}" = 1 ] || tdiag
 		tort_teardown
 		return 1
 	fi
