@@ -289,7 +289,7 @@ static int cmd_write(char **av)
 		b = j.start + k;
 		if (has(j.mode, 'p')) {
 			ambiguous(b, j.gens[k]);
-		} else if (j.res[0][k] && !j.res[1][k] && !has(j.mode, 'p')) {
+		} else if (j.res[0][k] && !j.res[1][k]) {
 			/* raid456 refused a write raid5x took (raid456's: see
 			 * RESULTS.md, divergence 5); raid5x's data is the model's */
 			if (noracle++ < MAXDIV)
