@@ -774,33 +774,34 @@ tort_run_list() {
 		tstep ${steps[idx]}
 		st=$?
 		if [ "$st" = 1 ]; then
-			TORT_FAILSTEP=$idx
 			tklog
-			tlog "#  step $idx: ${steps[idx]}: DIVERGED: $TORT_WHY"
-			[ "${TORT_QUIET:-0}" = 1 ] || tdiag
-			tort_teardown
-			return 1
+			tdiverged "$idx" "step $idx: ${steps[idx]}: DIVERGED"
+			return
 		fi
 		TORT_NSTEPS=$((TORT_NSTEPS + 1))
 		if tcompare && tklog; then
 			tlog "#  step $idx: ${steps[idx]}$([ "$st" = 2 ] && echo " (skipped: not applicable)") $(gl_since "$t0") s"
 		else
-			TORT_FAILSTEP=$idx
-			tlog "#  step $idx: ${steps[idx]}: DIVERGED after it: $TORT_WHY"
-			[ "${TORT_QUIET:-0}" = 1 ] || tdiag
-			tort_teardown
-			return 1
+			tdiverged "$idx" "step $idx: ${steps[idx]}: DIVERGED after it"
+			return
 		fi
 	done
 	if ! tclean_end; then
-		TORT_FAILSTEP=$idx
-		tlog "#  end: DIVERGED: $TORT_WHY"
-		[ "${TORT_QUIET:-0}" = 1 ] || tdiag
-		tort_teardown
-		return 1
+		tdiverged "$idx" "end: DIVERGED"
+		return
 	fi
 	tort_teardown
 	return 0
+}
+
+# tdiverged IDX WHAT: the run diverged at step IDX: say WHAT and why, the
+# twins' diagnostics, tear down; status 1
+tdiverged() {
+	TORT_FAILSTEP=$1
+	tlog "#  $2: $TORT_WHY"
+	[ "${TORT_QUIET:-0}" = 1 ] || tdiag
+	tort_teardown
+	return 1
 }
 
 # tclean_end: an array left alone goes clean (md's safe mode): within 20 s,
