@@ -14,7 +14,8 @@
 #   --skip-step KIND  do not generate steps of KIND (repeatable), e.g. for a
 #                     known divergence (KINDs: tests/torture/torture-lib.sh)
 #   --replay LIST     replay one step list (a TORTURE-SHRUNK or -REPLAY line's
-#                     text: "geom N CHUNK LAYOUT BITMAP MSZ;step;step...")
+#                     text: "geom N CHUNK LAYOUT BITMAP MSZ;step;step...");
+#                     with --seqs N, N times (fresh twins each time)
 #   --batch N         sequences per guest boot (default 40): a guest that
 #                     dies costs its current sequence, the next boot goes on
 #   --shrink-secs S   time the guest spends shrinking a divergence (150)
@@ -38,7 +39,7 @@ seqs=${SEQS:-20} seed=${SEED:-} kernel=6.1 skips=() replay="" batch=40 shrink=15
 results=1 verbose=0 src=head
 while [ $# -gt 0 ]; do
 	case $1 in
-	--seqs) seqs=${2:?}; shift 2 ;;
+	--seqs) seqs=${2:?} SEQS_SET=$2; shift 2 ;;
 	--seed) seed=${2:?}; shift 2 ;;
 	--kernel) kernel=${2:?}; shift 2 ;;
 	--skip-step) skips+=(--skip-step "${2:?}"); shift 2 ;;
@@ -123,7 +124,7 @@ boot() {
 	tmo=$((n * 150 + 300))
 	[ "$kernel" != debug ] || tmo=$((tmo * 2))
 	if [ -n "$replay" ]; then
-		args=(--replay "$replay" --seed "$first")
+		args=(--replay "$replay" --seed "$first" --seqs "$n")
 	else
 		args=(--seed "$first" --seqs "$n" --shrink-secs "$shrink" ${skips[@]+"${skips[@]}"})
 	fi
@@ -134,7 +135,7 @@ boot() {
 }
 s=$seed
 end=$((seed + seqs))
-[ -z "$replay" ] || end=$((seed + 1))
+[ -z "$replay" ] || seqs=${SEQS_SET:-1} end=$((seed + seqs))
 b=0
 while [ "$s" -lt "$end" ]; do
 	n=$((end - s < batch ? end - s : batch))

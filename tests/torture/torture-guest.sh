@@ -36,17 +36,20 @@ done
 echo "TORTURE-KERNEL $(uname -r) raid5x=$(raid5x_available && echo yes || echo no)"
 passed=0 failed=0
 if [ -n "$replay" ]; then
+	# the list SEQS times over, each on fresh twins (a rare divergence's rate)
 	TSEED=$seed
-	echo "TORTURE-BEGIN seed=replay geom=\"${replay%%;*}\""
-	t0=$SECONDS
-	if tort_run_list "$replay"; then
-		passed=1
-		echo "TORTURE-END seed=replay result=pass steps=$TORT_NSTEPS secs=$((SECONDS - t0))"
-	else
-		failed=1
-		echo "TORTURE-DIVERGE seed=replay step=$TORT_FAILSTEP: $TORT_WHY"
-		echo "TORTURE-END seed=replay result=fail steps=$TORT_NSTEPS secs=$((SECONDS - t0))"
-	fi
+	for ((s = 0; s < seqs; s++)); do
+		echo "TORTURE-BEGIN seed=replay geom=\"${replay%%;*}\""
+		t0=$SECONDS
+		if tort_run_list "$replay"; then
+			passed=$((passed + 1))
+			echo "TORTURE-END seed=replay result=pass steps=$TORT_NSTEPS secs=$((SECONDS - t0))"
+		else
+			failed=$((failed + 1))
+			echo "TORTURE-DIVERGE seed=replay step=$TORT_FAILSTEP: $TORT_WHY"
+			echo "TORTURE-END seed=replay result=fail steps=$TORT_NSTEPS secs=$((SECONDS - t0))"
+		fi
+	done
 else
 	for ((s = seed; s < seed + seqs; s++)); do
 		if tort_seq "$s"; then

@@ -747,9 +747,10 @@ tdiag() {
 			echo "#  diag ${TMD[$x]} d$i ($b):$v"
 		done
 		v=""
-		for f in array_state degraded sync_action sync_completed resync_start mismatch_cnt; do
+		for f in array_state degraded sync_action sync_completed resync_start mismatch_cnt stripe_cache_active; do
 			v+=" $f=$(cat "${TSYS[$x]}/$f" 2>/dev/null)"
 		done
+		v+=" inflight=$(tr -s ' ' , <"/sys/block/${TMD[$x]}/inflight" 2>/dev/null)"
 		echo "#  diag ${TMD[$x]}:$v"
 	done
 }
@@ -822,7 +823,21 @@ tclean_end() {
 		TORT_ORACLE=$((TORT_ORACLE + 1))
 		return 0
 	fi
-	[ "$sa" = "$sb" ] || diverge "array_state 20 s after the last step: raid456 $sa, raid5x $sb"
+	[ "$sa" != "$sb" ] || return 0
+	# which of md's two reasons: a write md still counts (writes_pending:
+	# md refuses "clean" with EBUSY) or a safe-mode timer never re-armed
+	# (md takes "clean")
+	local x r
+	for x in A B; do
+		read -r r <"${TSYS[$x]}/array_state" 2>/dev/null || continue
+		[ "$r" = active ] || continue
+		if echo clean >"${TSYS[$x]}/array_state" 2>/dev/null; then
+			tlog "#   ${TMD[$x]}: array_state \"clean\" taken: no write pending, md's safe-mode timer not armed"
+		else
+			tlog "#   ${TMD[$x]}: array_state \"clean\" refused: md counts a write pending (inflight $(cat "/sys/block/${TMD[$x]}/inflight"))"
+		fi
+	done
+	diverge "array_state 20 s after the last step: raid456 $sa, raid5x $sb"
 }
 
 tjoin() { local IFS=';'; echo "$*"; }
