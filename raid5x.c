@@ -733,6 +733,21 @@ static sector_t raid5x_sync_request(struct mddev *mddev, sector_t sector_nr,
 }
 
 /*
+ * @rdev goes into a slot other than the one its data was for (md's
+ * saved_raid_disk): only a full rebuild makes it right.  Also forget the
+ * old slot: md writes MD_FEATURE_RECOVERY_BITMAP into the superblock of any
+ * recovering member with saved_raid_disk >= 0, and an assembly in the middle
+ * of the rebuild then takes the new slot for the saved one, so the resumed
+ * recovery (raid456's too, on 6.1) trusts the bitmap and skips every region
+ * it calls clean: the rebuilt member keeps another slot's blocks there.
+ */
+static void forget_old_slot(struct r5x_conf *conf, struct md_rdev *rdev)
+{
+	conf->fullsync = true;
+	rdev->saved_raid_disk = -1;
+}
+
+/*
  * No free slot: @rdev becomes the replacement of a member md was asked to
  * replace (mdadm --replace sets WantReplacement), among slots @first to
  * @last.  Only while every member is in sync: a rebuild and a copy do not
@@ -755,7 +770,7 @@ static int add_replacement(struct r5x_conf *conf, struct md_rdev *rdev,
 		set_bit(Replacement, &rdev->flags);
 		rdev->raid_disk = i;
 		rdev->recovery_offset = 0;
-		conf->fullsync = true;
+		forget_old_slot(conf, rdev);
 		rcu_assign_pointer(conf->disks[i].replacement, rdev);
 		r5x_pr(conf, info, "%pg replaces %pg in slot %d\n", rdev->bdev,
 		       old->bdev, i);
@@ -797,7 +812,7 @@ static int raid5x_hot_add(struct mddev *mddev, struct md_rdev *rdev)
 	if (slot < 0)
 		return add_replacement(conf, rdev, first, last);
 	if (slot != old)
-		conf->fullsync = true;
+		forget_old_slot(conf, rdev);
 	clear_bit(In_sync, &rdev->flags);
 	rdev->raid_disk = slot;
 	rdev->recovery_offset = 0;

@@ -33,6 +33,10 @@
  * raid5x takes, or reads an older generation where raid5x reads the
  * model's (raid456 lost a buffered write whose error nobody saw): an
  * "ORACLE ..." line, the model follows raid5x (RESULTS.md, divergence 5).
+ * raid456 reading any other wrong data where raid5x reads the model's
+ * (a resumed rebuild that skipped regions, RESULTS.md, divergence 8) is
+ * an "ORACLE-OFF ..." line and exit status 4: raid456 is off the oracle's
+ * path, the caller goes on with raid5x alone.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -408,7 +412,7 @@ static int cmd_read(char **av)
 	struct job j = { 0 };
 	uint64_t k, b, lost = 0, okb = 0;
 	size_t sz;
-	int bad = 0;
+	int bad = 0, off = 0;
 	char e[48];
 	static const char *nm[3] = { "ok", "EIO", "wrong" };
 
@@ -441,6 +445,14 @@ static int cmd_read(char **av)
 				       b, expect(b, e, sizeof(e)), j.what[k][0]);
 			continue;
 		}
+		if (ra == 2 && rb == 0) {
+			/* raid456 off the oracle's path (RESULTS.md, 8) */
+			off = 1;
+			if (noracle++ < MAXDIV)
+				printf("ORACLE-OFF read block %" PRIu64 " (%s): raid456 wrong: %s, raid5x right\n",
+				       b, expect(b, e, sizeof(e)), j.what[k][0]);
+			continue;
+		}
 		bad = 1;
 		if (ndiv++ < MAXDIV)
 			printf("DIVERGE read block %" PRIu64 " (%s): raid456 %s%s%s, raid5x %s%s%s\n",
@@ -452,7 +464,7 @@ static int cmd_read(char **av)
 	       " right, %" PRIu64 " newly lost on both%s%s\n", j.nblk, j.start, j.mode,
 	       okb, lost, noracle ? ", raid456 stale where raid5x is right" : "",
 	       bad ? ", DIVERGED" : "");
-	return bad ? 3 : 0;
+	return bad ? 3 : off ? 4 : 0;
 }
 
 /* rewrite every ambiguous block (direct, FUA) with a new generation */
