@@ -28,8 +28,14 @@
 seeds=(4:4 24:8)
 # step lists replayed as they are (RESULTS.md): 1010's, a block listed bad
 # on member 3 (its sectors garbled on disk), then member 0 failed: no twin
-# may read the listed block (garbage) where two members are missing
-lists=("geom 4 16 parity-first none 10;badread 3 1011 16;fail 0;verify")
+# may read the listed block (garbage) where two members are missing;
+# 3300's (divergence 8): member 0 failed, a spare rebuilt into its slot
+# across a stop and assembly, then member 1 failed and member 0 re-added
+# into slot 1 with a bitmap, its rebuild stopped and resumed: a full
+# rebuild (module e7c492f and raid456 on 6.1 skipped what the bitmap
+# calls clean and read other slots' blocks there)
+lists=("geom 4 16 parity-first none 10;badread 3 1011 16;fail 0;verify"
+	"geom 3 8 right-symmetric internal 8;write 748 1536 256 d;fail 0;recint 3 1 stop;recint 0 1 stop")
 tap_plan $((${#seeds[@]} + ${#lists[@]} + 2))
 load_md
 modprobe dm-mod 2>/dev/null || true

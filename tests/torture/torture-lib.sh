@@ -866,6 +866,11 @@ tclean_end() {
 		else
 			tlog "#   ${TMD[$x]}: array_state \"clean\" refused: md counts a write pending (inflight $(cat "/sys/block/${TMD[$x]}/inflight"))"
 		fi
+		local p
+		for p in /proc/[0-9]*; do
+			[[ $(cat "$p/comm" 2>/dev/null) == "${TMD[$x]}_raid"* ]] || continue
+			tlog "#   ${TMD[$x]}'s thread: $(tr '\n' ' ' <"$p/stat" | cut -d' ' -f3) wchan $(cat "$p/wchan" 2>/dev/null) stack $(tr '\n' '|' <"$p/stack" 2>/dev/null)"
+		done
 	done
 	diverge "array_state 20 s after the last step: raid456 $sa, raid5x $sb"
 }
