@@ -338,6 +338,20 @@ static inline bool r5x_sb_writable_quiesced(struct mddev *mddev)
 #define R5X_HAVE_BITMAP	0
 #endif
 
+/* The bitmap follows a new member size (mdadm --grow --size). */
+static inline int r5x_bitmap_resize(struct mddev *mddev, sector_t sectors)
+{
+	if (!mddev->bitmap)
+		return 0;
+#if !R5X_HAVE_BITMAP_OPS
+	return md_bitmap_resize(mddev->bitmap, sectors, 0, 0);
+#elif R5X_BITMAP_RESIZE_INIT
+	return mddev->bitmap_ops->resize(mddev, sectors, 0, false);
+#else
+	return mddev->bitmap_ops->resize(mddev, sectors, 0);
+#endif
+}
+
 /* Can raid5x drive the bitmap @mddev has?  NULL if so, else why not. */
 static inline const char *r5x_bitmap_unsupported(struct mddev *mddev)
 {

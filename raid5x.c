@@ -344,6 +344,55 @@ static sector_t raid5x_size(struct mddev *mddev, sector_t sectors, int raid_disk
 	return sectors * (raid_disks - 1);
 }
 
+/*
+ * mdadm --grow --size: md has checked that no sync runs and that every
+ * member has room.  Growing, the rows past the old end are resynced (md
+ * starts at the old end, as for raid456); shrinking leaves the rows past
+ * the new end as they are.  The bitmap follows the member size.
+ */
+static int raid5x_resize(struct mddev *mddev, sector_t sectors)
+{
+	struct r5x_conf *conf = mddev->private;
+	sector_t old = mddev->dev_sectors, array;
+	int err;
+
+	sectors = round_down(sectors, conf->geom.chunk_sectors);
+	if (!sectors)
+		return -EINVAL;
+	array = raid5x_size(mddev, sectors, conf->geom.raid_disks);
+	if (mddev->external_size && array < mddev->array_sectors)
+		return -EINVAL;
+	err = r5x_bitmap_resize(mddev, sectors);
+	if (err)
+		return err;
+	md_set_array_sectors(mddev, array);
+	if (sectors > old && r5x_resync_offset(mddev) > old) {
+		r5x_resync_offset(mddev) = old;
+		set_bit(MD_RECOVERY_NEEDED, &mddev->recovery);
+	}
+	mddev->dev_sectors = sectors;
+	mddev->resync_max_sectors = sectors;
+	r5x_pr(conf, info, "member size %llu -> %llu sectors%s\n",
+	       (unsigned long long)old, (unsigned long long)sectors,
+	       sectors > old ? ", the new rows to resync" : "");
+	return 0;
+}
+
+/*
+ * A change of raid_disks, layout or chunk size (mdadm --grow, or md's
+ * sysfs) would need a reshape, which raid5x does not do: refused with the
+ * way round.  Asking for what the array already has is not a change.
+ */
+static int raid5x_check_reshape(struct mddev *mddev)
+{
+	if (!mddev->delta_disks && mddev->new_layout == mddev->layout &&
+	    mddev->new_chunk_sectors == mddev->chunk_sectors)
+		return 0;
+	pr_warn("md/raid5x:%s: cannot reshape (raid-devices, layout or chunk): stop the array, assemble it on raid456, grow it there and switch back when the reshape is over (README: Create an array, convert one, and back)\n",
+		mdname(mddev));
+	return -EINVAL;
+}
+
 static void free_conf(struct r5x_conf *conf)
 {
 	if (!conf)
@@ -958,6 +1007,8 @@ static void raid5x_bitmap_sector(struct mddev *mddev, sector_t *offset,
 	.spare_active	= raid5x_spare_active,				\
 	.sync_request	= raid5x_sync_request,				\
 	.size		= raid5x_size,					\
+	.resize		= raid5x_resize,				\
+	.check_reshape	= raid5x_check_reshape,				\
 	.quiesce	= raid5x_quiesce,				\
 	.takeover	= raid5x_takeover
 

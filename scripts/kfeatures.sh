@@ -65,6 +65,8 @@ feature R5X_HAVE_WRITES_PENDING_INIT "$md" 'mddev_init_writes_pending'
 feature R5X_HAVE_STACK_LIMITS	"$md" 'mddev_stack_rdev_limits'
 feature R5X_HAVE_BITMAP_OPS	"$md" 'bitmap_ops;'
 feature R5X_BITMAP_BY_CORE	"$md" '\(\*bitmap_sector\)'
+# bitmap_ops->resize(mddev, blocks, chunksize, init) up to 6.x; 7.x drops init
+feature R5X_BITMAP_RESIZE_INIT	"$mdinc/md-bitmap.h" 'bool init\);'
 feature R5X_HAVE_RESYNC_OFFSET	"$md" 'resync_offset;'
 feature R5X_HAVE_RECOVERY_DISABLED "$md" 'recovery_disabled;'
 feature R5X_BADBLOCK_SECTOR_T	"$md" 'sector_t \*first_bad, sector_t \*bad_sectors'
