@@ -81,7 +81,7 @@ for r in "${runs[@]}"; do
 	$chk "$tag: the new rows resynced" step
 	$chk "$tag: the old data unchanged" test "$(head -c $((old * 512)) /dev/md0 | md5sum)" = "$sum"
 	$chk "$tag: the whole grown array written and verified" fio_verify --name=all \
-		--filename=/dev/md0 --rw=randwrite --bs=16k --direct=1 --ioengine=libaio \
+		--filename=/dev/md0 --rw=write --bs=256k --direct=1 --ioengine=libaio \
 		--iodepth=16 --size=100% --randseed=62
 	$chk "$tag: md's check under $pers: mismatch_cnt 0" md_check_zero md0
 	if [ "$pers" = raid5x ]; then
