@@ -189,6 +189,14 @@ struct r5x_dev {
 	struct bio *rreq;	/* the same write to the slot's replacement */
 	struct md_rdev *rdev;	/* member of the I/O in flight */
 	struct md_rdev *rrdev;	/* replacement of the rreq in flight */
+	/*
+	 * The member (replacement) whose write made a listed bad block good
+	 * (R5X_DEV_REWRITTEN, _REPL_GOOD): its nr_pending is held until
+	 * raid5xd clears the entry on that very device, whatever became of
+	 * the slot meanwhile.
+	 */
+	struct md_rdev *good_rdev;
+	struct md_rdev *good_rrdev;
 	struct r5x_blist toread; /* array reads waiting for this page */
 	struct r5x_blist towrite; /* array writes not yet drained */
 	struct r5x_blist written; /* drained writes, member write in flight */

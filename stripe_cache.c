@@ -218,6 +218,10 @@ static void init_devs(struct r5x_stripe *sh)
 	for (i = 0; i < conf->geom.raid_disks; i++) {
 		struct r5x_dev *dev = &sh->dev[i];
 
+		/* raid5xd dropped them before the stripe went idle */
+		WARN_ON_ONCE(dev->good_rdev || dev->good_rrdev);
+		dev->good_rdev = NULL;
+		dev->good_rrdev = NULL;
 		dev->flags = 0;
 		dev->wmask = 0;
 		dev->toread = (struct r5x_blist){};

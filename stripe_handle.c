@@ -653,8 +653,6 @@ static void rewrite_done(struct r5x_stripe *sh, struct r5x_dev *dev,
 	struct mddev *mddev = sh->conf->mddev;
 
 	atomic_add(R5X_STRIPE_SECTORS, &rdev->corrected_errors);
-	/* bad-block list updates sleep-free but irq-unsafe: raid5xd does it */
-	set_bit(R5X_DEV_REWRITTEN, &dev->flags);
 	r5x_count(sh->conf, corrected, 1);
 	pr_info_ratelimited("md/raid5x:%s: read error corrected (%lu sectors at %llu on %pg)\n",
 			    mdname(mddev), (unsigned long)R5X_STRIPE_SECTORS,
@@ -676,13 +674,16 @@ static void end_repl_io(struct r5x_stripe *sh, struct r5x_dev *dev,
 		md_error(conf->mddev, rrdev);
 		/* the array write waits until md has recorded that */
 		set_bit(R5X_DEV_REPL_FAILED, &dev->flags);
-	} else if (stripe_badblock(sh, rrdev)) {
+	} else if (stripe_badblock(sh, rrdev) && !WARN_ON_ONCE(dev->good_rrdev)) {
 		/* a block marked bad by an earlier copy is good again */
+		dev->good_rrdev = rrdev;	/* its reference goes with it */
 		set_bit(R5X_DEV_REPL_GOOD, &dev->flags);
+		rrdev = NULL;
 	}
 	bio_uninit(bio);
 	dev->rrdev = NULL;
-	rdev_dec_pending(rrdev, conf->mddev);
+	if (rrdev)
+		rdev_dec_pending(rrdev, conf->mddev);
 }
 
 static void end_member_io(struct bio *bio)
@@ -716,15 +717,28 @@ static void end_member_io(struct bio *bio)
 		}
 	} else if (bio_op(bio) == REQ_OP_READ) {
 		set_bit(R5X_DEV_UPTODATE, &dev->flags);
-	} else if (test_and_clear_bit(R5X_DEV_REWRITE, &dev->flags)) {
-		rewrite_done(sh, dev, rdev);
-	} else if (stripe_badblock(sh, rdev)) {
+	} else {
 		/* any write over a listed bad block makes it good (raid5) */
-		set_bit(R5X_DEV_REWRITTEN, &dev->flags);
+		bool good = stripe_badblock(sh, rdev);
+
+		if (test_and_clear_bit(R5X_DEV_REWRITE, &dev->flags)) {
+			rewrite_done(sh, dev, rdev);
+			good = true;
+		}
+		/*
+		 * bad-block list updates are irq-unsafe: raid5xd clears the
+		 * entry, on this device (its reference goes along)
+		 */
+		if (good && !WARN_ON_ONCE(dev->good_rdev)) {
+			dev->good_rdev = rdev;
+			set_bit(R5X_DEV_REWRITTEN, &dev->flags);
+			rdev = NULL;
+		}
 	}
 	bio_uninit(bio);
 	dev->rdev = NULL;
-	rdev_dec_pending(rdev, conf->mddev);
+	if (rdev)
+		rdev_dec_pending(rdev, conf->mddev);
 	clear_bit(R5X_DEV_LOCKED, &dev->flags);
 out:
 	if (atomic_dec_and_test(&sh->io_pending))
@@ -1070,21 +1084,20 @@ static void fail_stripe(struct r5x_stripe *sh)
 }
 
 /*
- * Member @i's block (its replacement's, @repl) was written successfully:
- * it is no longer bad, if md listed it.  A replacement that has taken the
- * slot since is the slot's member now.
+ * A write made the block listed bad on *@rdevp good: take it off that
+ * device's list (not the slot's device now: a replacement may have failed
+ * or taken the slot since, and the other device did not get the write),
+ * and drop the reference the completion kept.
  */
-static void clear_badblock(struct r5x_stripe *sh, int i, bool repl)
+static void clear_badblock(struct r5x_stripe *sh, struct md_rdev **rdevp)
 {
-	struct r5x_conf *conf = sh->conf;
-	struct md_rdev *rdev = repl ? r5x_get_repl(conf, i) : NULL;
+	struct md_rdev *rdev = *rdevp;
 
-	if (!rdev)
-		rdev = r5x_get_rdev(conf, i, true);
-	if (!rdev)
+	*rdevp = NULL;
+	if (WARN_ON_ONCE(!rdev))
 		return;
 	rdev_clear_badblocks(rdev, sh->sector, R5X_STRIPE_SECTORS, 0);
-	rdev_dec_pending(rdev, conf->mddev);
+	rdev_dec_pending(rdev, sh->conf->mddev);
 }
 
 /*
@@ -1147,9 +1160,9 @@ void r5x_handle_stripe(struct r5x_stripe *sh, void *scratch,
 		unsigned long *flags = &sh->dev[i].flags;
 
 		if (test_and_clear_bit(R5X_DEV_REWRITTEN, flags))
-			clear_badblock(sh, i, false);
+			clear_badblock(sh, &sh->dev[i].good_rdev);
 		if (test_and_clear_bit(R5X_DEV_REPL_GOOD, flags))
-			clear_badblock(sh, i, true);
+			clear_badblock(sh, &sh->dev[i].good_rrdev);
 		if (test_and_clear_bit(R5X_DEV_WERR, flags))
 			write_failed(sh, i);
 		/*
