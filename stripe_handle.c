@@ -810,8 +810,11 @@ static void submit_member_io(struct r5x_stripe *sh, int i, blk_opf_t opf,
 	struct md_rdev *rdev;
 
 	/* handle_stripe runs with no I/O in flight and plans one per page */
-	if (WARN_ON_ONCE(test_bit(R5X_DEV_LOCKED, &dev->flags)))
+	if (WARN_ON_ONCE(test_bit(R5X_DEV_LOCKED, &dev->flags))) {
+		/* not this write's to keep: the next one goes to both */
+		clear_bit(R5X_DEV_REPLONLY, &dev->flags);
 		return;
+	}
 	if (op_is_write(opf)) {
 		submit_repl_write(sh, i, opf, sync, iob);
 		if (test_and_clear_bit(R5X_DEV_REPLONLY, &dev->flags))
