@@ -621,8 +621,12 @@ static void raid5x_error(struct mddev *mddev, struct md_rdev *rdev)
 	set_bit(Faulty, &rdev->flags);
 	clear_bit(In_sync, &rdev->flags);
 	mddev->degraded = calc_degraded(conf);
-	if (mddev->degraded > 1)
+	if (mddev->degraded > 1) {
+		/* failed: no spare is taken any more (raid456 alike) */
 		set_bit(MD_BROKEN, &mddev->flags);
+		WRITE_ONCE(conf->recovery_disabled,
+			   r5x_recovery_off_now(mddev));
+	}
 	spin_unlock_irqrestore(&conf->lock, flags);
 	set_bit(MD_RECOVERY_INTR, &mddev->recovery);
 	set_mask_bits(&mddev->sb_flags, 0,
