@@ -303,6 +303,32 @@ static bool raid5x_make_request(struct mddev *mddev, struct bio *bi)
 	return true;
 }
 
+/*
+ * md's safe-mode race (tests/torture/RESULTS.md, divergence 7): while md's
+ * thread tries to mark the array clean (md_check_recovery: safemode 1 -> 0,
+ * then set_in_sync), a write still counted makes it fail; if the safe-mode
+ * timer fires before set_in_sync returns (the write's end re-armed it, or
+ * found it armed), set_in_sync clears the safemode the timer had just set.
+ * No timer is left and the array stays active until the next write (a
+ * resync after a crash).  raid5xd, after md's work, finds that state: not
+ * clean, safemode 0, no write of ours in flight, no timer armed, and does
+ * what the timer would have done.  md's own writes arm the timer before
+ * writes_in_flight drops, so the normal 200 ms delay is kept.
+ */
+static void safemode_kick(struct r5x_conf *conf)
+{
+	struct mddev *mddev = conf->mddev;
+
+	if (READ_ONCE(mddev->in_sync) || READ_ONCE(mddev->safemode) ||
+	    !mddev->safemode_delay || mddev->external || !md_is_rdwr(mddev) ||
+	    atomic_read(&conf->writes_in_flight) ||
+	    timer_pending(&mddev->safemode_timer))
+		return;
+	WRITE_ONCE(mddev->safemode, 1);
+	r5x_count(conf, safemode_kicks, 1);
+	r5x_wake_thread(conf);
+}
+
 /* stripes raid5xd handles between two looks at md's superblock work */
 #define R5X_THREAD_BATCH	64
 
@@ -330,6 +356,7 @@ static void raid5x_thread(struct md_thread *thread)
 		spin_unlock_irq(&conf->lock);
 	} while (r5x_handle_ready(conf, conf->scratch, R5X_THREAD_BATCH) >=
 		 R5X_THREAD_BATCH);
+	safemode_kick(conf);
 }
 
 static sector_t raid5x_size(struct mddev *mddev, sector_t sectors, int raid_disks)
