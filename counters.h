@@ -42,7 +42,7 @@
 	X(sb_waits,        "times a stripe waited for md to record a failure") \
 	X(sync_stripes,    "stripes handled for resync/check/recovery") \
 	X(worker_stripes,  "stripes handled by a worker thread (worker_threads)") \
-	X(safemode_kicks,  "times raid5xd set md's safe mode that md's race had lost (divergence 7)")
+	X(safemode_kicks,  "times raid5xd set the safe mode md had lost (divergence 7)")
 
 #define R5X_COUNTER_ENUM(name, help) R5X_C_##name,
 enum r5x_counter { R5X_COUNTERS(R5X_COUNTER_ENUM) R5X_NR_COUNTERS };
