@@ -848,6 +848,9 @@ tclean_end() {
 		[ "$sa" = active ] || [ "$sb" = active ] || break
 		gl_nap 0.1
 	done
+	local k=0
+	read -r k <"${TSYS[B]}/raid5x_stats/safemode_kicks" 2>/dev/null || k=0
+	[ "$k" = 0 ] || tlog "#   NOTE raid5x's safemode_kicks $k (md's safe-mode race caught: RESULTS.md, divergence 7)"
 	if [ "$sa" = active ] && [ "$sb" = clean ]; then
 		tlog "#   ORACLE array_state 20 s after the last step: raid456 active, raid5x clean"
 		TORT_ORACLE=$((TORT_ORACLE + 1))
