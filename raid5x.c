@@ -329,6 +329,12 @@ static void safemode_kick(struct r5x_conf *conf)
 	r5x_wake_thread(conf);
 }
 
+/*
+ * raid5xd runs at least this often (seconds), idle or not: a safe mode md
+ * lost with no I/O left to wake raid5xd is found within that time.
+ */
+#define R5X_IDLE_LOOK_SECS	5
+
 /* stripes raid5xd handles between two looks at md's superblock work */
 #define R5X_THREAD_BATCH	64
 
@@ -570,6 +576,7 @@ static int raid5x_run(struct mddev *mddev)
 {
 	struct r5x_conf *conf = mddev->private;
 	unsigned int chunk;
+	struct md_thread *thread;
 	int err;
 
 	if (r5x_init_writes_pending(mddev) < 0)
@@ -593,12 +600,15 @@ static int raid5x_run(struct mddev *mddev)
 		return err;
 	}
 	r5x_set_stable_writes(mddev, conf->tun.skip_copy);
-	mddev->thread = md_register_thread(raid5x_thread, mddev, "raid5x");
-	if (!mddev->thread) {
+	thread = md_register_thread(raid5x_thread, mddev, "raid5x");
+	if (!thread) {
 		free_conf(conf);
 		mddev->private = NULL;
 		return -ENOMEM;
 	}
+	/* an idle array is looked at now and then too (safemode_kick) */
+	thread->timeout = R5X_IDLE_LOOK_SECS * HZ;
+	mddev->thread = thread;
 	mddev->private = conf;
 	md_set_array_sectors(mddev, raid5x_size(mddev, 0, 0));
 
