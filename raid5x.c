@@ -304,16 +304,15 @@ static bool raid5x_make_request(struct mddev *mddev, struct bio *bi)
 }
 
 /*
- * md's safe-mode race (tests/torture/RESULTS.md, divergence 7): while md's
- * thread tries to mark the array clean (md_check_recovery: safemode 1 -> 0,
- * then set_in_sync), a write still counted makes it fail; if the safe-mode
- * timer fires before set_in_sync returns (the write's end re-armed it, or
- * found it armed), set_in_sync clears the safemode the timer had just set.
- * No timer is left and the array stays active until the next write (a
- * resync after a crash).  raid5xd, after md's work, finds that state: not
- * clean, safemode 0, no write of ours in flight, no timer armed, and does
- * what the timer would have done.  md's own writes arm the timer before
- * writes_in_flight drops, so the normal 200 ms delay is kept.
+ * md lost its safe mode (tests/torture/RESULTS.md, divergence 7): the
+ * array not clean, safemode 0, no write counted and no safe-mode timer
+ * armed, so nothing marks it clean until the next write (a resync after a
+ * crash).  One way there: md_check_recovery sets safemode 1 -> 0 and
+ * set_in_sync fails on a write still counted; a timer firing before
+ * set_in_sync returns has its safemode cleared again.  raid5xd, after
+ * md's work and every R5X_IDLE_LOOK_SECS when idle, finds the state and
+ * does what the timer would have done.  md's own writes arm the timer
+ * before writes_in_flight drops, so the normal 200 ms delay is kept.
  */
 static void safemode_kick(struct r5x_conf *conf)
 {
