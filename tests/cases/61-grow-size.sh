@@ -21,7 +21,7 @@ tap_plan 21	# 5 per array, 3 more per raid5x array
 load_md
 modprobe dm-mod 2>/dev/null || true
 
-small=$(gl_scaled 32 16)	# MiB per member before the grow
+small=$(gl_scaled 16 8)	# MiB per member before the grow
 big=$((small * 3))
 read -r -a loops <<<"$(make_members 5 "$big")"
 sys=/sys/block/md0/md
