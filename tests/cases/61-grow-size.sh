@@ -25,6 +25,7 @@ small=$(gl_scaled 16 8)	# MiB per member before the grow
 big=$((small * 3))
 read -r -a loops <<<"$(make_members 5 "$big")"
 sys=/sys/block/md0/md
+refusal='raid5x:md0: cannot reshape.*assemble it on raid456'
 secs() { echo $(($1 * 2048)); }
 dm_grow() { # N MiB: every member's dm table N MiB long
 	local i
@@ -87,7 +88,7 @@ for r in "${runs[@]}"; do
 	if [ "$pers" = raid5x ]; then
 		step() {
 			local n0
-			n0=$(dmesg | grep -c 'raid5x:md0: cannot reshape.*assemble it on raid456')
+			n0=$(dmesg | grep -c "$refusal")
 			# a spare for the fifth member (mdadm asks for one first)
 			dd if=/dev/zero of="${loops[4]}" bs=1M count=1 status=none
 			dmsetup create g4 --table "0 $(secs "$big") linear ${loops[4]} 0" &&
@@ -98,7 +99,7 @@ for r in "${runs[@]}"; do
 			fi
 			note "mdadm: $(head -n 2 /tmp/grow.err | tr '\n' ' ')"
 			[ "$(cat "$sys/raid_disks")" = 4 ] && [ "$(md_level md0)" = raid5x ] &&
-				[ "$(dmesg | grep -c 'raid5x:md0: cannot reshape.*assemble it on raid456')" -gt "$n0" ] &&
+				[ "$(dmesg | grep -c "$refusal")" -gt "$n0" ] &&
 				[ "$(cat "$sys/dev-$(basename "$(dm_node g4)")/state")" = spare ] &&
 				mdadm /dev/md0 --remove "$(dm_node g4)" >/dev/null
 		}

@@ -36,12 +36,27 @@ has() {
 	for w; do [[ $l == *" $w "* ]] || return 1; done
 }
 
-# events PERS: the event names seen for md0 run by PERS, sorted, unique
-events() {
-	local pers=$1
+# array_up PERS: a fresh md0 on the first four members, run by PERS, and
+# no event recorded yet
+array_up() {
 	: >/tmp/events
 	create_raid5 md0 4 64 left-symmetric "${devs[@]:0:4}" || return 1
-	[ "$pers" = raid5 ] || to_raid5x md0 || return 1
+	[ "$1" = raid5 ] || to_raid5x md0
+}
+# array_down: md0 stopped, the members blank again; print the event names
+# seen for md0, sorted, unique (RebuildNN, progress at 20% steps, left out:
+# it depends on the rebuild's speed)
+array_down() {
+	local d
+	mdadm --stop /dev/md0 >/dev/null 2>&1
+	for d in "${devs[@]}"; do mdadm --zero-superblock "$d" 2>/dev/null; done
+	awk '$2 == "/dev/md0" && $1 !~ /^Rebuild[0-9]/ { print $1 }' /tmp/events |
+		sort -u | tr '\n' ' '
+}
+
+# events PERS: what a monitor saw while a member failed and a spare rebuilt
+events() {
+	array_up "$1" || return 1
 	mdadm --monitor --delay=1 --program=/tmp/ev.sh /dev/md0 >/dev/null 2>&1 &
 	mon=$!
 	sleep 2
@@ -55,11 +70,7 @@ events() {
 	kill "$mon" 2>/dev/null
 	wait "$mon" 2>/dev/null
 	mon=""
-	mdadm --stop /dev/md0 >/dev/null 2>&1
-	for d in "${devs[@]}"; do mdadm --zero-superblock "$d" 2>/dev/null; done
-	# RebuildNN (progress at 20% steps) depends on the rebuild's speed
-	awk '$2 == "/dev/md0" && $1 !~ /^Rebuild[0-9]/ { print $1 }' /tmp/events |
-		sort -u | tr '\n' ' '
+	array_down
 }
 e5=$(events raid5)
 note "raid456: $e5"
@@ -73,14 +84,10 @@ r5x_check "raid5x's events are raid456's ($ex)" test "$ex" = "$e5"
 
 # --oneshot on a degraded array
 oneshot() {
-	: >/tmp/events
-	create_raid5 md0 4 64 left-symmetric "${devs[@]:0:4}" || return 1
-	[ "$1" = raid5 ] || to_raid5x md0 || return 1
+	array_up "$1" || return 1
 	mdadm /dev/md0 --fail "${devs[2]}" >/dev/null 2>&1
 	mdadm --monitor --oneshot --program=/tmp/ev.sh /dev/md0 >/dev/null 2>&1
-	mdadm --stop /dev/md0 >/dev/null 2>&1
-	for d in "${devs[@]}"; do mdadm --zero-superblock "$d" 2>/dev/null; done
-	awk '$2 == "/dev/md0" { print $1 }' /tmp/events | sort -u | tr '\n' ' '
+	array_down
 }
 o5=$(oneshot raid5)
 ox=$(oneshot raid5x)

@@ -809,9 +809,9 @@ tort_run_list() {
 	return 0
 }
 
-# tcheck_alone: raid5x after raid456 left the oracle's path: its kernel log
-# clean, a check finds its parity consistent (mismatch_cnt 0), and a verify
-# reads the model's data
+# tcheck_alone: raid5x after raid456 left the oracle's path (the step's
+# reads already matched the model on raid5x): its kernel log clean, and a
+# check finds its parity consistent (mismatch_cnt 0)
 tcheck_alone() {
 	local m
 	tklog || return 1
@@ -850,7 +850,7 @@ tclean_end() {
 	done
 	local k=0
 	read -r k <"${TSYS[B]}/raid5x_stats/safemode_kicks" 2>/dev/null || k=0
-	[ "$k" = 0 ] || tlog "#   NOTE raid5x's safemode_kicks $k (md's safe-mode race caught: RESULTS.md, divergence 7)"
+	[ "$k" = 0 ] || tlog "#   NOTE raid5x's safemode_kicks $k (md's lost safe mode found: RESULTS.md, divergence 7)"
 	if [ "$sa" = active ] && [ "$sb" = clean ]; then
 		tlog "#   ORACLE array_state 20 s after the last step: raid456 active, raid5x clean"
 		TORT_ORACLE=$((TORT_ORACLE + 1))
