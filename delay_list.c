@@ -112,6 +112,12 @@ static void arm_timer(struct r5x_conf *conf, unsigned long when)
 		mod_timer(&conf->delay_timer, when);
 }
 
+/* raid5xd runs again by @when at the latest (safemode_kick's second look). */
+void r5x_delay_wake_by(struct r5x_conf *conf, unsigned long when)
+{
+	arm_timer(conf, when);
+}
+
 /* Is everything parked (r5x_stall_check)?  Arms the timer for its grace. */
 static bool stall_expired(struct r5x_conf *conf, int busy)
 {

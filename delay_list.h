@@ -17,6 +17,7 @@
 
 void r5x_delay_init(struct r5x_conf *conf);
 void r5x_delay_stop(struct r5x_conf *conf);
+void r5x_delay_wake_by(struct r5x_conf *conf, unsigned long when);
 bool r5x_note_write(struct r5x_conf *conf, sector_t start, sector_t end);
 bool r5x_may_preread(struct r5x_conf *conf, struct r5x_stripe *sh);
 void r5x_activate_delayed(struct r5x_conf *conf);

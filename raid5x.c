@@ -309,20 +309,32 @@ static bool raid5x_make_request(struct mddev *mddev, struct bio *bi)
  * armed, so nothing marks it clean until the next write (a resync after a
  * crash).  One way there: md_check_recovery sets safemode 1 -> 0 and
  * set_in_sync fails on a write still counted; a timer firing before
- * set_in_sync returns has its safemode cleared again.  raid5xd, after
- * md's work and every R5X_IDLE_LOOK_SECS when idle, finds the state and
- * does what the timer would have done.  md's own writes arm the timer
- * before writes_in_flight drops, so the normal 200 ms delay is kept.
+ * set_in_sync returns has its safemode cleared again.  The same state
+ * shows for a moment at every clean -> dirty change (a writer waits in
+ * md_write_start, not yet in writes_in_flight): so raid5xd acts only when
+ * it finds the state again 2 safe-mode delays later (it arranges that
+ * look), and then does what md's timer would have done.  The idle look
+ * every R5X_IDLE_LOOK_SECS finds a state reached outside raid5xd.
  */
 static void safemode_kick(struct r5x_conf *conf)
 {
 	struct mddev *mddev = conf->mddev;
+	unsigned long wait = 2 * mddev->safemode_delay;
 
 	if (READ_ONCE(mddev->in_sync) || READ_ONCE(mddev->safemode) ||
-	    !mddev->safemode_delay || mddev->external || !md_is_rdwr(mddev) ||
+	    !wait || mddev->external || !md_is_rdwr(mddev) ||
 	    atomic_read(&conf->writes_in_flight) ||
-	    timer_pending(&mddev->safemode_timer))
+	    timer_pending(&mddev->safemode_timer)) {
+		conf->unclean_since = 0;
 		return;
+	}
+	if (!conf->unclean_since)
+		conf->unclean_since = jiffies | 1;
+	if (time_before(jiffies, conf->unclean_since + wait)) {
+		r5x_delay_wake_by(conf, conf->unclean_since + wait + 1);
+		return;
+	}
+	conf->unclean_since = 0;
 	WRITE_ONCE(mddev->safemode, 1);
 	r5x_count(conf, safemode_kicks, 1);
 	r5x_wake_thread(conf);

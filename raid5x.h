@@ -323,6 +323,7 @@ struct r5x_conf {
 	atomic_long_t bm_seq;
 	unsigned long bm_flushed;	/* written under bm_flush_lock */
 	struct mutex bm_flush_lock;	/* one md_bitmap_unplug at a time */
+	unsigned long unclean_since;	/* safemode_kick (raid5xd only): first seen, jiffies | 1 */
 	bool fullsync;			/* recovery may not skip clean regions */
 	struct timer_list delay_timer;	/* wakes raid5xd for aged stripes */
 	struct r5x_delay_floor delay_floor; /* under lock: skip needless walks */
