@@ -7,7 +7,11 @@
 # DegradedArray or the rebuild's, RebuildFinished, SpareActive) must be
 # the ones raid456's array gave (progress events RebuildNN aside: they
 # depend on the rebuild's speed); `--oneshot` on a degraded array says
-# DegradedArray for both.
+# DegradedArray for both. The rebuild is held at 5 MB/s (md/sync_speed_min
+# and max) on both arrays so that it lasts several of the monitor's 1 s
+# polls: at full speed raid5x's rebuild of these small members could start
+# and end between two polls, and the monitor then reports neither
+# RebuildStarted nor RebuildFinished (CI on 7.2 once saw just that).
 # timeout: 600
 # debug-kernel: yes
 # shellcheck source=../lib/guest-lib.sh
@@ -64,6 +68,8 @@ events() {
 	sleep 3
 	mdadm /dev/md0 --remove "${devs[1]}" >/dev/null 2>&1
 	wipefs -a "${devs[4]}" >/dev/null 2>&1 || true
+	echo 5000 >"$(md_sys md0)/sync_speed_min"
+	echo 5000 >"$(md_sys md0)/sync_speed_max"
 	mdadm /dev/md0 --add "${devs[4]}" >/dev/null 2>&1
 	wait_rebuilt md0 300 >/dev/null
 	sleep 3
