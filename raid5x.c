@@ -123,9 +123,13 @@ static int calc_degraded(struct r5x_conf *conf)
 	return degraded;
 }
 
-/* Attach every page of @bi to its stripe; the caller ends its own count. */
+/*
+ * Attach every page of @bi to its stripe; the caller ends its own count.
+ * @recheck: a read the member failed around the cache (read_aligned): its
+ * blocks are read from the member again even if the cache holds them.
+ */
 static void submit_to_stripes(struct r5x_conf *conf, struct bio *bi,
-			      bool write, int gsflags)
+			      bool write, int gsflags, bool recheck)
 {
 	sector_t s = round_down(bi->bi_iter.bi_sector, R5X_STRIPE_SECTORS);
 	sector_t end = bio_end_sector(bi);
@@ -148,6 +152,8 @@ static void submit_to_stripes(struct r5x_conf *conf, struct bio *bi,
 			r5x_mark_stream(sh, seq);
 		}
 		r5x_attach_bio(sh, loc.disk, bi, s, write);
+		if (recheck)
+			set_bit(R5X_DEV_RECHECK, &sh->dev[loc.disk].flags);
 		r5x_release_or_plug(conf, sh);
 	}
 }
@@ -169,7 +175,7 @@ static void retry_reads_work(struct work_struct *work)
 		spin_unlock_irq(&conf->lock);
 		if (!bi)
 			return;
-		submit_to_stripes(conf, bi, false, R5X_GS_NOQUIESCE);
+		submit_to_stripes(conf, bi, false, R5X_GS_NOQUIESCE, true);
 		bio_endio(bi);
 		aligned_reads_put(conf);
 	}
@@ -296,7 +302,7 @@ static bool raid5x_make_request(struct mddev *mddev, struct bio *bi)
 	md_account_bio(mddev, &bi);
 	if (write)
 		bi = track_write(conf, bi);
-	submit_to_stripes(conf, bi, write, 0);
+	submit_to_stripes(conf, bi, write, 0, false);
 	if (write)
 		md_write_end(mddev);
 	bio_endio(bi);

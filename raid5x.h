@@ -159,6 +159,9 @@ enum r5x_dev_flags {
 	R5X_DEV_REPLONLY,	/* next write goes to the replacement only */
 	R5X_DEV_NOCOPY,		/* page is a write bio's own (nocopy.c) until */
 				/* the write completes; cache page in orig_page */
+	R5X_DEV_RECHECK,	/* the member failed a read of this block that */
+				/* went around the cache: read it again, not */
+				/* from the cache, so the read-error path runs */
 };
 
 /*

@@ -230,6 +230,30 @@ static bool dev_uptodate(struct r5x_stripe *sh, struct r5x_plan *p, int i)
 	return test_bit(R5X_DEV_UPTODATE, &sh->dev[i].flags) || p->compute == i;
 }
 
+/*
+ * Member @i failed a read of this block that went around the cache
+ * (R5X_DEV_RECHECK): if the cached page is only a clean copy of the
+ * member's block (no write queued, draining or in flight, no sync), drop
+ * it, so the reads waiting read the member again and a failure there
+ * takes the read-error path (rebuild, write back, bad block), as it
+ * would on a stripe not in the cache. A page holding anything newer than
+ * the member stays: it is what the array must return.
+ */
+static void recheck_member(struct r5x_stripe *sh, int i)
+{
+	struct r5x_dev *dev = &sh->dev[i];
+
+	if (test_bit(R5X_STRIPE_SYNC, &sh->state) ||
+	    test_bit(R5X_DEV_LOCKED, &dev->flags) ||
+	    test_bit(R5X_DEV_NOCOPY, &dev->flags) ||
+	    test_bit(R5X_DEV_BADWRITE, &dev->flags) ||
+	    test_bit(R5X_DEV_READERR, &dev->flags) ||
+	    !r5x_blist_empty(&dev->towrite) || !r5x_blist_empty(&dev->written))
+		return;
+	if (test_and_clear_bit(R5X_DEV_UPTODATE, &dev->flags))
+		r5x_count(sh->conf, rechecks, 1);
+}
+
 /* Read member @i for an array read, a rebuild or a sync (counted once). */
 static void want_read(struct r5x_stripe *sh, struct r5x_plan *p, int i)
 {
@@ -1188,6 +1212,10 @@ void r5x_handle_stripe(struct r5x_stripe *sh, void *scratch,
 	}
 
 	spin_lock(&sh->lock);
+	for (i = 0; i < conf->geom.raid_disks; i++)
+		if (test_and_clear_bit(R5X_DEV_RECHECK, &sh->dev[i].flags) &&
+		    !dev_failed(sh, i))
+			recheck_member(sh, i);
 	plan_reads(sh, &p);
 	if (readerr) {
 		/* p.failed == 1: exactly this member; repair it first */

@@ -30,7 +30,9 @@
 #   --boot-each      boot a guest per case instead of one per pass (also
 #                    RAID5X_BOOT_EACH=1)
 #
-# The debug-kernel pass: every guest case again on the debug kernel built by
+# The debug-kernel pass: the guest cases marked "# debug-kernel: yes" (21
+# of 38: the fault paths, the workers, the cache, the plug; every case with
+# RAID5X_DEBUG_ALL=1) again on the debug kernel built by
 # scripts/debug-kernel.sh (KUnit, lockdep, KASAN; cached per machine), with
 # md-raid5x.ko built against it, booted with gl_scale=RAID5X_DEBUG_SCALE
 # (default 4: cases divide their data volumes by it, same assertions;
@@ -38,7 +40,6 @@
 # 1: cases that loop over layouts run the subset they name, GL_SAMPLE). It
 # runs alongside the Debian pass (two guests at a time; its lines, marked
 # "debug|", appear as they come).
-# RAID5X_DEBUG_ALL=0 limits it to the cases marked "# debug-kernel: yes".
 # Its last RAID5X_DEBUG_TAIL (default 2) cases run once the queue of kernel
 # passes (below) is empty, in whichever lane is free first (log
 # debug-tail-batch.log); 0 keeps them in the debug pass.
@@ -584,7 +585,7 @@ debug_pass() {
 	gsel=()
 	for f in "${sel[@]}"; do
 		[[ $f == tests/cases/* ]] || continue
-		if [ "${RAID5X_DEBUG_ALL:-1}" = 1 ] ||
+		if [ "${RAID5X_DEBUG_ALL:-0}" = 1 ] ||
 			grep -q '^# debug-kernel: yes' "$f"; then
 			gsel+=("$f")
 		fi

@@ -9,6 +9,7 @@
 # md fails it.  Blocks in md's bad-block list are never read: they are
 # rebuilt the same way and the write-back clears them from the list.
 # timeout: 600
+# debug-kernel: yes
 # shellcheck source=../lib/guest-lib.sh
 . /lib/guest-lib.sh
 

@@ -10,6 +10,7 @@
 # is frozen at once, the array taken over and the sync resumed by raid5x
 # from md's checkpoint.  Each is reassembled afterwards and its data checked.
 # timeout: 600
+# debug-kernel: yes
 # shellcheck source=../lib/guest-lib.sh
 . /lib/guest-lib.sh
 

@@ -27,6 +27,7 @@
 # (in sync, degraded 0)" / "# member 1 state 'faulty', degraded 1", and no
 # bad block is recorded.
 # timeout: 600
+# debug-kernel: yes
 # shellcheck source=../lib/guest-lib.sh
 . /lib/guest-lib.sh
 
