@@ -34,7 +34,7 @@
 	X(cache_waits,     "times a submitter slept for a free stripe")	\
 	X(aligned_reads,   "reads sent straight to a member")		\
 	X(aligned_retries, "direct reads retried through the cache")	\
-	X(rechecks,        "cached blocks dropped to read a member again after a direct read failed") \
+	X(rechecks,        "cached blocks re-read after a direct read failed") \
 	X(reconstructs,    "blocks computed from the others (degraded)") \
 	X(io_errors,       "member I/O errors seen")			\
 	X(read_errors,     "member blocks that could not be read (read error or bad block)") \
