@@ -53,7 +53,7 @@
 # gl_scale=RAID5X_KERNEL_SCALE (default 4, as the debug pass: same
 # assertions on a quarter of the data volumes; 1 is the full volumes of
 # the 6.1 pass) and gl_sample=RAID5X_KERNEL_SAMPLE (default 1, as the debug
-# pass: the four cases that loop over layouts or geometries run the subset
+# pass: the cases that loop over layouts, geometries or twins run the subset
 # they name; the whole matrix runs in the 6.1 pass, and a layout's mapping
 # is raid5x's own code, the same on every kernel; 0 runs it all). Their
 # logs are prefixed with the line
