@@ -37,13 +37,7 @@ e1=$((4 * 128 + 32)) e1n=8     # member 1's failing sectors (row 4, from the dat
 row4=$((12 * 65536))           # array byte of row 4
 
 # same OFF LEN: the array's bytes OFF..+LEN (O_DIRECT) equal /tmp/data's
-same() {
-	local a b fl=skip_bytes,count_bytes
-	a=$(dd if=/dev/md0 bs=1M skip="$1" count="$2" iflag="$fl",direct status=none | md5sum) ||
-		{ note "read error in array bytes $1 +$2"; return 1; }
-	b=$(dd if=/tmp/data bs=1M skip="$1" count="$2" iflag="$fl" status=none | md5sum)
-	[ "$a" = "$b" ] || { note "array bytes $1 +$2 differ from what was written"; return 1; }
-}
+same() { md_same md0 /tmp/data "$@"; }
 
 # listed FILE SECTOR: the bad_blocks FILE ("start length" lines) covers SECTOR
 listed() {

@@ -56,14 +56,10 @@ put() {
 	dd if="$1" of=/tmp/data bs="$n" seek="$2" oflag=seek_bytes conv=notrunc status=none &&
 		dd if="$1" of=/dev/md0 bs="$n" seek="$2" oflag=direct,seek_bytes status=none
 }
+
 # same OFF LEN: the array's bytes OFF..+LEN (O_DIRECT) equal the copy's.
-same() {
-	local a b fl=skip_bytes,count_bytes
-	a=$(dd if=/dev/md0 bs=1M skip="$1" count="$2" iflag="$fl",direct status=none | md5sum) ||
-		{ note "read error in array bytes $1 +$2"; return 1; }
-	b=$(dd if=/tmp/data bs=1M skip="$1" count="$2" iflag="$fl" status=none | md5sum)
-	[ "$a" = "$b" ] || { note "array bytes $1 +$2 differ from what was written"; return 1; }
-}
+same() { md_same md0 /tmp/data "$@"; }
+
 # covers FILE SECTOR N: bad_blocks FILE ("start length" lines) covers
 # SECTOR..+N.
 covers() {

@@ -286,6 +286,17 @@ make_members() {
 md_dev() { echo "/dev/${1##*/}"; }
 md_sys() { echo "/sys/block/${1##*/}/md"; }
 
+# md_same MD FILE OFF LEN: the array's bytes OFF..+LEN (O_DIRECT) equal
+# FILE's at the same offset (FILE: a copy of what was written); a read
+# error or a difference is noted
+md_same() {
+	local a b fl=skip_bytes,count_bytes
+	a=$(dd if="/dev/${1##*/}" bs=1M skip="$3" count="$4" iflag="$fl",direct status=none | md5sum) ||
+		{ note "read error in array bytes $3 +$4"; return 1; }
+	b=$(dd if="$2" bs=1M skip="$3" count="$4" iflag="$fl" status=none | md5sum)
+	[ "$a" = "$b" ] || { note "array bytes $3 +$4 differ from what was written"; return 1; }
+}
+
 # r5x_stats MD_OR_SYSDIR: print raid5x's counters as "name value" lines, one
 # per file of md/raid5x_stats/ (the write-only reset left out); status 1 when
 # raid5x does not run the array (no raid5x_stats/).
