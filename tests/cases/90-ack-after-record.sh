@@ -108,7 +108,7 @@ ack_bb() {
 		read -r st <"$d/state"
 		has external_bbl "$st" || continue
 		# a failed member's blocks are not md's to record any more
-		# (6.12 and 7.x refuse them: EINVAL); mdmon skips them too
+		# (6.12 and 7.x refuse them: EINVAL)
 		has faulty "$st" && continue
 		while read -r a b; do
 			note "mdmon: '$a $b' > ${d##*/}/bad_blocks"
