@@ -39,15 +39,6 @@ row4=$((12 * 65536))           # array byte of row 4
 # same OFF LEN: the array's bytes OFF..+LEN (O_DIRECT) equal /tmp/data's
 same() { md_same md0 /tmp/data "$@"; }
 
-# listed FILE SECTOR: the bad_blocks FILE ("start length" lines) covers SECTOR
-listed() {
-	local s l
-	while read -r s l; do
-		[ "$2" -ge "$s" ] && [ "$2" -lt $((s + l)) ] && return 0
-	done <"$1"
-	return 1
-}
-
 # scenario PERS: raid5x: 4 assertions; raid456: 3 (its bad-block log noted)
 scenario() {
 	local pers=$1 tag chk loops mdev sz doff size rd1 r0
@@ -80,7 +71,7 @@ $((doff + e1 + e1n)) $((sz - doff - e1 - e1n)) linear ${loops[1]} $((doff + e1 +
 	note "$tag: member 1: state '$(cat "$rd1/state")', bad_blocks '$(tr '\n' ' ' <"$rd1/bad_blocks")', errors $(cat "$rd1/errors"); rechecks $r0 -> $(cat "$sys/raid5x_stats/rechecks" 2>/dev/null || echo -)"
 	if [ "$pers" = raid5x ]; then
 		step() {
-			listed "$rd1/bad_blocks" $((doff + e1)) &&
+			bb_covers "$rd1/bad_blocks" $((doff + e1)) 1 &&
 				[ "$(cat "$sys/raid5x_stats/rechecks")" -gt "$r0" ]
 		}
 		"$chk" "$tag: member 1's bad-block log has sector $((doff + e1)) (the cached block was dropped and member 1 read again)" step

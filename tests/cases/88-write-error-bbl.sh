@@ -60,18 +60,6 @@ put() {
 # same OFF LEN: the array's bytes OFF..+LEN (O_DIRECT) equal the copy's.
 same() { md_same md0 /tmp/data "$@"; }
 
-# covers FILE SECTOR N: bad_blocks FILE ("start length" lines) covers
-# SECTOR..+N.
-covers() {
-	local f=$1 a=$2 n=$3 s l k
-	for ((k = a; k < a + n; k++)); do
-		while read -r s l; do
-			[ "$k" -ge "$s" ] && [ "$k" -lt $((s + l)) ] && continue 2
-		done <"$f"
-		return 1
-	done
-}
-
 # scenario PERS: 9 assertions on a fresh array run by PERS.
 scenario() {
 	local pers=$1 tag chk loops mdev sz doff size rd1
@@ -133,7 +121,7 @@ $((doff + e2 + e2n)) $((sz - doff - e2 - e2n)) linear ${loops[1]} $((doff + e2 +
 	}
 	"$chk" "$tag: 4 KiB write onto member 1's failing block of row 8: acknowledged, member 1 kept" step
 	"$chk" "$tag: member 1's bad-block log has sectors $((doff + e2)) +$e2n" \
-		covers "$rd1/bad_blocks" $((doff + e2)) "$e2n"
+		bb_covers "$rd1/bad_blocks" $((doff + e2)) "$e2n"
 	step() { same 0 "$size"; }
 	"$chk" "$tag: the whole array reads what was written (both rows included)" step
 	step() {

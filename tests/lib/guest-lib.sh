@@ -286,6 +286,18 @@ make_members() {
 md_dev() { echo "/dev/${1##*/}"; }
 md_sys() { echo "/sys/block/${1##*/}/md"; }
 
+# bb_covers FILE SECTOR N: the bad-block list FILE (md/dev-*/bad_blocks,
+# "start length" lines) covers every sector of SECTOR..+N
+bb_covers() {
+	local f=$1 a=$2 n=$3 s l k
+	for ((k = a; k < a + n; k++)); do
+		while read -r s l; do
+			[ "$k" -ge "$s" ] && [ "$k" -lt $((s + l)) ] && continue 2
+		done <"$f"
+		return 1
+	done
+}
+
 # md_same MD FILE OFF LEN: the array's bytes OFF..+LEN (O_DIRECT) equal
 # FILE's at the same offset (FILE: a copy of what was written); a read
 # error or a difference is noted
