@@ -221,8 +221,10 @@ static inline void r5x_xor_gen(void *dest, void **srcs, int n,
 
 /*
  * The array's queue limits: I/O sizes @io_min/@io_opt (bytes), the
- * members' limits stacked, and neither discard nor write-zeroes (raid5x
- * fails both).  raid5x takes bios of any size, but the stacked members'
+ * members' limits stacked, no write-zeroes (raid5x fails it), and discard
+ * only with a granularity @discard (bytes, a power of two covering a row:
+ * discard.c) that every member can take whole; 0 turns it off.  raid5x
+ * takes bios of any size, but the stacked members'
  * max_hw_sectors and max_segments still split them (loop members: 1280
  * KiB, 128 segments; raid456 lifts both); chunk_sectors is left 0 (7.x's
  * raid456 splits at full stripes: no gain for raid5x, whose delayed list
@@ -230,7 +232,8 @@ static inline void r5x_xor_gen(void *dest, void **srcs, int n,
  * dm-raid arrays (no gendisk) keep dm's.
  */
 static inline int r5x_set_queue_limits(struct mddev *mddev,
-				       unsigned int io_min, unsigned int io_opt)
+				       unsigned int io_min, unsigned int io_opt,
+				       unsigned int discard)
 {
 	struct md_rdev *rdev;
 #if R5X_HAVE_STACK_LIMITS
@@ -242,13 +245,16 @@ static inline int r5x_set_queue_limits(struct mddev *mddev,
 	md_init_stacking_limits(&lim);
 	lim.io_min = io_min;
 	lim.io_opt = io_opt;
+	lim.discard_granularity = discard;
 	err = mddev_stack_rdev_limits(mddev, &lim, 0);
 	if (err)
 		return err;
 	rdev_for_each(rdev, mddev)
 		queue_limits_stack_bdev(&lim, rdev->bdev, rdev->data_offset,
 					mddev->gendisk->disk_name);
-	lim.max_hw_discard_sectors = 0;
+	if (!discard || lim.max_discard_sectors < (discard >> SECTOR_SHIFT) ||
+	    lim.discard_granularity < discard)
+		lim.max_hw_discard_sectors = 0;
 	lim.max_write_zeroes_sectors = 0;
 #if R5X_HAVE_WZEROES_UNMAP
 	lim.max_hw_wzeroes_unmap_sectors = 0;
@@ -259,10 +265,14 @@ static inline int r5x_set_queue_limits(struct mddev *mddev,
 		return 0;
 	blk_queue_io_min(mddev->queue, io_min);
 	blk_queue_io_opt(mddev->queue, io_opt);
+	mddev->queue->limits.discard_granularity = discard;
 	rdev_for_each(rdev, mddev)
 		disk_stack_limits(mddev->gendisk, rdev->bdev,
 				  rdev->data_offset << 9);
-	blk_queue_max_discard_sectors(mddev->queue, 0);
+	if (!discard ||
+	    mddev->queue->limits.max_discard_sectors < (discard >> SECTOR_SHIFT) ||
+	    mddev->queue->limits.discard_granularity < discard)
+		blk_queue_max_discard_sectors(mddev->queue, 0);
 	blk_queue_max_write_zeroes_sectors(mddev->queue, 0);
 	return 0;
 #endif

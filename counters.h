@@ -43,6 +43,9 @@
 	X(sb_waits,        "times a stripe waited for md to record a failure") \
 	X(sync_stripes,    "stripes handled for resync/check/recovery") \
 	X(worker_stripes,  "stripes handled by a worker thread (worker_threads)") \
+	X(discards,        "array discards handled (devices_handle_discard_safely)") \
+	X(discard_rows,    "whole rows discarded on every member")	\
+	X(discard_zeroed,  "member ranges zeroed because the member refused the discard") \
 	X(safemode_kicks,  "times raid5xd set the safe mode md had lost (divergence 7)")
 
 #define R5X_COUNTER_ENUM(name, help) R5X_C_##name,

@@ -39,6 +39,7 @@
 #include "iobatch.h"
 #include "members.h"
 #include "workers.h"
+#include "discard.h"
 
 /* md "level" number of the personality; never stored in a superblock */
 #define R5X_PERS_LEVEL	(-55)
@@ -280,8 +281,9 @@ static bool raid5x_make_request(struct mddev *mddev, struct bio *bi)
 
 	if (unlikely(bi->bi_opf & REQ_PREFLUSH) && md_flush_request(mddev, bi))
 		return true;
-	if (bio_op(bi) != REQ_OP_READ && bio_op(bi) != REQ_OP_WRITE) {
-		/* discard and write-zeroes are not advertised */
+	if (bio_op(bi) != REQ_OP_READ && bio_op(bi) != REQ_OP_WRITE &&
+	    bio_op(bi) != REQ_OP_DISCARD) {
+		/* write-zeroes is not advertised */
 		bi->bi_status = BLK_STS_NOTSUPP;
 		bio_endio(bi);
 		return true;
@@ -300,6 +302,11 @@ static bool raid5x_make_request(struct mddev *mddev, struct bio *bi)
 	if (write && !r5x_write_start(mddev, bi))
 		return false;
 	md_account_bio(mddev, &bi);
+	if (bio_op(bi) == REQ_OP_DISCARD) {
+		/* not in writes_in_flight: the write policy counts data only */
+		r5x_discard_queue(conf, bi);	/* ends it, md_write_end too */
+		return true;
+	}
 	if (write)
 		bi = track_write(conf, bi);
 	submit_to_stripes(conf, bi, write, 0, false);
@@ -330,6 +337,7 @@ static void safemode_kick(struct r5x_conf *conf)
 	if (READ_ONCE(mddev->in_sync) || READ_ONCE(mddev->safemode) ||
 	    !wait || mddev->external || !md_is_rdwr(mddev) ||
 	    atomic_read(&conf->writes_in_flight) ||
+	    atomic_read(&conf->discards_in_flight) ||
 	    timer_pending(&mddev->safemode_timer)) {
 		conf->unclean_since = 0;
 		return;
@@ -449,6 +457,7 @@ static void free_conf(struct r5x_conf *conf)
 		return;
 	r5x_delay_stop(conf);
 	r5x_workers_stop(conf);
+	r5x_discard_conf_stop(conf);
 	flush_work(&conf->retry_work);
 	if (conf->slab)
 		r5x_cache_destroy(conf);
@@ -516,6 +525,7 @@ static struct r5x_conf *setup_conf(struct mddev *mddev)
 	init_waitqueue_head(&conf->wait_for_quiesce);
 	bio_list_init(&conf->retry_reads);
 	INIT_WORK(&conf->retry_work, retry_reads_work);
+	r5x_discard_conf_init(conf);
 	r5x_delay_init(conf);
 	conf->recovery_disabled = r5x_recovery_off_init(mddev);
 	conf->tun.preread_bypass_threshold = R5X_DEF_BYPASS;
@@ -610,7 +620,8 @@ static int raid5x_run(struct mddev *mddev)
 	mddev->dev_sectors = round_down(mddev->dev_sectors, conf->geom.chunk_sectors);
 	mddev->resync_max_sectors = mddev->dev_sectors;
 	chunk = conf->geom.chunk_sectors << 9;
-	err = r5x_set_queue_limits(mddev, chunk, chunk * conf->geom.data_disks);
+	err = r5x_set_queue_limits(mddev, chunk, chunk * conf->geom.data_disks,
+				   r5x_discard_granularity(&conf->geom));
 	if (err) {
 		free_conf(conf);
 		mddev->private = NULL;
@@ -701,6 +712,7 @@ static void raid5x_quiesce(struct mddev *mddev, int quiesce)
 		r5x_wake_thread(conf);	/* it activates every delayed stripe */
 		wait_event_lock_irq(conf->wait_for_quiesce,
 				    !conf->active_stripes &&
+				    !atomic_read(&conf->discards_in_flight) &&
 				    !atomic_read(&conf->aligned_reads),
 				    conf->lock);
 		conf->quiesce = 2;
@@ -1127,9 +1139,12 @@ static int __init raid5x_init(void)
 		err = -ENOMEM;
 		goto out_iob;
 	}
-	err = r5x_register_pers(&raid5x_personality);
+	err = r5x_discard_init();
 	if (err)
 		goto out_wq;
+	err = r5x_register_pers(&raid5x_personality);
+	if (err)
+		goto out_discard;
 	if (claim_raid5) {
 		err = r5x_register_pers(&raid5x_claim_personality);
 		if (err)
@@ -1139,6 +1154,8 @@ static int __init raid5x_init(void)
 	return 0;
 out_pers:
 	r5x_unregister_pers(&raid5x_personality);
+out_discard:
+	r5x_discard_exit();
 out_wq:
 	destroy_workqueue(r5x_retry_wq);
 out_iob:
@@ -1157,6 +1174,7 @@ static void __exit raid5x_exit(void)
 	if (claim_raid5)
 		r5x_unregister_pers(&raid5x_claim_personality);
 	r5x_unregister_pers(&raid5x_personality);
+	r5x_discard_exit();
 	destroy_workqueue(r5x_retry_wq);
 	r5x_iob_exit();
 	r5x_bref_pool_exit();

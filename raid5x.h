@@ -23,6 +23,8 @@
  *   raid5x.c          md personality, request entry, raid5xd, sync requests
  *   sysfs.c           attributes (asks raid5x.c only whether an array is ours)
  *   stripe_handle.c   the state machine of one stripe
+ *   discard.c         array discards: whole rows on every member, the
+ *                     span fenced from the cache meanwhile
  *   delay_list.c      the pre-read rule: which stripe may read, and when;
  *                     which stripe raid5xd takes next
  *   plug.c            stripes held under the submitter's block plug
@@ -104,6 +106,10 @@
  *     protects: the bio lists and per-dev coverage of one stripe.
  *     Order: conf->lock may be taken inside sh->lock (granting pre-reads
  *     while planning); sh->lock is never taken under conf->lock.
+ *   A discard (discard.c) fences a span of member sectors under conf->lock:
+ *     r5x_get_stripe() waits outside it, the discard waits until no stripe
+ *     inside is in use and forgets the idle ones, then discards every
+ *     member there with no lock held, and lifts the fence.
  *   mddev->reconfig_mutex (md's) is held by md around run/free/takeover and
  *     sysfs stores that resize the cache; it is taken before conf->lock.
  *   RCU protects conf->disks[].rdev and .replacement, as in md; md calls
@@ -339,6 +345,17 @@ struct r5x_conf {
 	unsigned int stream_next;
 	u64 window;			/* peak write bytes in flight (r5x_window_note) */
 	unsigned long window_at;	/* jiffies the peak was set */
+
+	/*
+	 * Discard (discard.c): queued array discards, and the member sectors
+	 * [fence_lo, fence_hi) of the span being discarded (fence_hi 0: none),
+	 * in which r5x_get_stripe() waits.  Under lock.
+	 */
+	struct bio_list discards;
+	atomic_t discards_in_flight;	/* queued or running (quiesce waits) */
+	struct work_struct discard_work;
+	sector_t fence_lo, fence_hi;
+	wait_queue_head_t wait_for_fence;
 
 	struct r5x_tunables tun;
 	struct r5x_counters stats;

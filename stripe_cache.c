@@ -307,6 +307,15 @@ struct r5x_stripe *r5x_get_stripe(struct r5x_conf *conf, sector_t sector,
 					    !conf->quiesce, conf->lock);
 			continue;
 		}
+		if (unlikely(r5x_fenced(conf, sector))) {
+			/* a discard of that span is running (discard.c) */
+			if (flags & R5X_GS_NOBLOCK)
+				break;
+			wait_event_lock_irq(conf->wait_for_fence,
+					    !r5x_fenced(conf, sector),
+					    conf->lock);
+			continue;
+		}
 		sh = find_stripe(conf, sector);
 		if (sh) {
 			grab_stripe(conf, sh);
@@ -389,6 +398,8 @@ void __r5x_release_stripe(struct r5x_conf *conf, struct r5x_stripe *sh)
 	}
 	if (conf->quiesce && !conf->active_stripes)
 		wake_up(&conf->wait_for_quiesce);
+	if (unlikely(r5x_fenced(conf, sh->sector)))
+		wake_up(&conf->wait_for_fence);	/* the discard waits for it */
 }
 
 void r5x_release_stripe(struct r5x_stripe *sh)
@@ -400,4 +411,44 @@ void r5x_release_stripe(struct r5x_stripe *sh)
 		__r5x_release_stripe(conf, sh);
 		spin_unlock_irqrestore(&conf->lock, flags);
 	}
+}
+
+/* Is the stripe at @sector cached and in use (referenced or queued)? */
+static bool stripe_in_use(struct r5x_stripe *sh)
+{
+	return atomic_read(&sh->count) ||
+		test_bit(R5X_STRIPE_HANDLE, &sh->state);
+}
+
+bool r5x_cache_busy_at(struct r5x_conf *conf, sector_t sector)
+{
+	struct r5x_stripe *sh;
+
+	lockdep_assert_held(&conf->lock);
+	sh = find_stripe(conf, sector);
+	return sh && stripe_in_use(sh);
+}
+
+/*
+ * A discard fenced member sectors [*@pos, @hi): forget the cached stripes
+ * there (their pages would outlive the discard), idle ones at the head of
+ * the inactive LRU, reused first.  Stops at a stripe in use (returns true,
+ * *@pos at it) or after @budget lookups.  Caller holds conf->lock.
+ */
+bool r5x_cache_forget(struct r5x_conf *conf, sector_t *pos, sector_t hi,
+		      int budget)
+{
+	struct r5x_stripe *sh;
+
+	lockdep_assert_held(&conf->lock);
+	for (; *pos < hi && budget > 0; *pos += R5X_STRIPE_SECTORS, budget--) {
+		sh = find_stripe(conf, *pos);
+		if (!sh)
+			continue;
+		if (stripe_in_use(sh))
+			return true;
+		hlist_del_init(&sh->hash);
+		list_move(&sh->lru, &conf->inactive);
+	}
+	return false;
 }

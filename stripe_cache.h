@@ -22,6 +22,16 @@ struct r5x_stripe *r5x_get_stripe(struct r5x_conf *conf, sector_t sector,
 void r5x_release_stripe(struct r5x_stripe *sh);
 void __r5x_release_stripe(struct r5x_conf *conf, struct r5x_stripe *sh);
 bool r5x_stripe_bios_queued(struct r5x_stripe *sh, bool reads);
+bool r5x_cache_busy_at(struct r5x_conf *conf, sector_t sector);
+bool r5x_cache_forget(struct r5x_conf *conf, sector_t *pos, sector_t hi,
+		      int budget);
+
+/* Is member sector @sector inside a running discard's span?  Under lock. */
+static inline bool r5x_fenced(struct r5x_conf *conf, sector_t sector)
+{
+	return sector < conf->fence_hi && sector >= conf->fence_lo;
+}
+
 void r5x_wake_thread(struct r5x_conf *conf);
 int r5x_wake_batch(struct r5x_conf *conf);
 
