@@ -120,3 +120,36 @@ torture-helper: $(BUILD)/torture/tortio
 $(BUILD)/torture/tortio: tests/torture/tortio.c
 	mkdir -p $(BUILD)/torture
 	gcc -O2 -Wall -Wextra -static -o $@ $<
+
+# ---- the monthly scrub of raid5x arrays (issue 26) --------------------------
+#   make install-scrub    scripts/raid5x-scrub -> $(DESTDIR)$(SBINDIR)/, its
+#                         systemd service and timer (contrib/systemd/) ->
+#                         $(DESTDIR)$(UNITDIR)/; with systemd running (and no
+#                         DESTDIR) enables the timer: the first Sunday of the
+#                         month at 1:00 (Debian's checkarray skips raid5x)
+#   make uninstall-scrub  disable the timer, remove the three files
+SBINDIR ?= /usr/sbin
+UNITDIR ?= /etc/systemd/system
+
+.PHONY: install-scrub uninstall-scrub
+
+install-scrub:
+	install -D -m 755 scripts/raid5x-scrub $(DESTDIR)$(SBINDIR)/raid5x-scrub
+	install -D -m 644 contrib/systemd/raid5x-scrub.service $(DESTDIR)$(UNITDIR)/raid5x-scrub.service
+	install -D -m 644 contrib/systemd/raid5x-scrub.timer $(DESTDIR)$(UNITDIR)/raid5x-scrub.timer
+	@if [ -n "$(DESTDIR)" ]; then \
+		echo "staged under $(DESTDIR): enable raid5x-scrub.timer on the target system"; \
+	elif [ -d /run/systemd/system ]; then \
+		echo "systemctl daemon-reload && systemctl enable --now raid5x-scrub.timer"; \
+		systemctl daemon-reload && systemctl enable --now raid5x-scrub.timer; \
+	else \
+		echo "systemd is not running: raid5x-scrub.timer not enabled; run $(SBINDIR)/raid5x-scrub from cron on the first Sunday of the month instead"; \
+	fi
+
+uninstall-scrub:
+	@if [ -z "$(DESTDIR)" ] && [ -d /run/systemd/system ]; then \
+		echo "systemctl disable --now raid5x-scrub.timer"; \
+		systemctl disable --now raid5x-scrub.timer || true; \
+	fi
+	rm -f $(DESTDIR)$(SBINDIR)/raid5x-scrub $(DESTDIR)$(UNITDIR)/raid5x-scrub.service $(DESTDIR)$(UNITDIR)/raid5x-scrub.timer
+	@if [ -z "$(DESTDIR)" ] && [ -d /run/systemd/system ]; then systemctl daemon-reload; fi
