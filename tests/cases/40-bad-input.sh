@@ -10,7 +10,8 @@
 #   wake_batch_pct, worker_threads): one value in range accepted, each bound + 1, -1 and
 #   text refused, value unchanged; skip_copy (raid456 has it too): 1
 #   accepted, -1 and abc refused (2 and empty: 21-nocopy; raid456 takes 2)
-#   module parameter merge_member_io (bool, writable): abc and 2 refused,
+#   module parameters merge_member_io and devices_handle_discard_safely
+#   (bools, writable): abc and 2 refused,
 #   value unchanged
 #   rmmod md-raid5x with a running raid5x array fails; the array stays
 #   raid5x and readable; after stopping it, rmmod succeeds.
@@ -34,7 +35,7 @@ for t in "${tunables[@]}"; do
 	read -r -a w <<<"$t"
 	ntun=$((ntun + ${#w[@]} - 2))
 done
-tap_plan $((1 + 2 + ${#bad_scs[@]} + ntun + 2 + 3 + 1))
+tap_plan $((1 + 2 + ${#bad_scs[@]} + ntun + 4 + 3 + 1))
 load_md
 
 read -r -a devs <<<"$(make_members 4 32)"
@@ -79,9 +80,11 @@ for t in "${tunables[@]}"; do
 	done
 done
 # (geometries and features raid5x refuses: 70-refusals)
-for v in abc 2; do
-	r5x_check "module parameter merge_member_io='$v' refused" \
-		refused /sys/module/md_raid5x/parameters/merge_member_io "$v"
+for p in merge_member_io devices_handle_discard_safely; do
+	for v in abc 2; do
+		r5x_check "module parameter $p='$v' refused" \
+			refused "/sys/module/md_raid5x/parameters/$p" "$v"
+	done
 done
 
 dd if=/dev/urandom of=/dev/md0 bs=1M count=8 oflag=direct status=none

@@ -27,7 +27,6 @@
 # Fails on the module before discard (126b24f): raid5x advertises no
 # discard, so the =Y assertions and fstrim fail there.
 # timeout: 900
-# debug-kernel: yes
 # shellcheck source=../lib/guest-lib.sh
 . /lib/guest-lib.sh
 

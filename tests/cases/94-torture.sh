@@ -33,9 +33,14 @@ seeds=(4:4 24:8)
 # across a stop and assembly, then member 1 failed and member 0 re-added
 # into slot 1 with a bitmap, its rebuild stopped and resumed: a full
 # rebuild (module e7c492f and raid456 on 6.1 skipped what the bitmap
-# calls clean and read other slots' blocks there)
+# calls clean and read other slots' blocks there);
+# discards (both twins with devices_handle_discard_safely=Y; rows of 12
+# blocks, granularity 16): rows cached by a buffered read, then discarded
+# under a bitmap, then a discard with member 1 failed, verified (the fence
+# and the degraded path under lockdep and KASAN on the debug kernel)
 lists=("geom 4 16 parity-first none 10;badread 3 1011 16;fail 0;verify"
-	"geom 3 8 right-symmetric internal 8;write 748 1536 256 d;fail 0;recint 3 1 stop;recint 0 1 stop")
+	"geom 3 8 right-symmetric internal 8;write 748 1536 256 d;fail 0;recint 3 1 stop;recint 0 1 stop"
+	"geom 4 16 left-symmetric internal 8;write 0 1536 64 d;read 0 768 48 b;discard 20 400;read 0 768 48 b;fail 1;discard 700 300;write 650 100 10 d;verify;check")
 tap_plan $((${#seeds[@]} + ${#lists[@]} + 2))
 load_md
 modprobe dm-mod 2>/dev/null || true

@@ -12,6 +12,9 @@
  *   tortio write MODEL A B START NBLK IOBLKS MODE
  *   tortio read  MODEL A B START NBLK IOBLKS MODE
  *   tortio settle MODEL A B     rewrite every ambiguous block (new gen)
+ *   tortio discard MODEL A B START NBLK ROWB GRANB
+ *                               BLKDISCARD on both; the model's blocks in
+ *                               the rows discarded become zeros (gen 0)
  *   tortio stat  MODEL
  *   tortio sb DEV...            print the DEVs holding an md v1.2 superblock
  *   tortio zero FILE...         punch every FILE's blocks (zeros again; the
@@ -514,6 +517,67 @@ static int cmd_stat(void)
 	return 0;
 }
 
+static int discard_dev(const char *dev, uint64_t start, uint64_t n)
+{
+	uint64_t r[2] = { start * BS, n * BS };
+	int fd = open(dev, O_RDWR), e = 0;
+
+	if (fd < 0)
+		return errno;
+	if (ioctl(fd, BLKDISCARD, r))
+		e = errno;
+	close(fd);
+	return e;
+}
+
+/* the whole rows (of ROWB blocks) inside blocks [p, q) read zeros now */
+static void zero_rows(uint64_t p, uint64_t q, uint64_t rowb)
+{
+	uint64_t b = (p + rowb - 1) / rowb * rowb, e = q / rowb * rowb;
+
+	for (; b < e && b < H->nblk; b++)
+		E[b].gen = 0, E[b].alt = NONE;
+}
+
+/*
+ * START NBLK ROWB GRANB (av[3..6]): discard blocks START..+NBLK of both.
+ * Both must agree (done or refused).  The block layer sends an unaligned
+ * discard as two bios cut at the first multiple of the granularity (GRANB
+ * blocks), and raid456, the oracle, discards the whole rows inside each
+ * bio: those blocks are zeros in the model.
+ */
+static int cmd_discard(char **av)
+{
+	uint64_t s = strtoull(av[3], NULL, 0), n = strtoull(av[4], NULL, 0);
+	uint64_t rowb = strtoull(av[5], NULL, 0), granb = strtoull(av[6], NULL, 0);
+	uint64_t a;
+	int ea, eb;
+
+	if (s >= H->nblk || !rowb)
+		return 2;
+	if (n > H->nblk - s)
+		n = H->nblk - s;
+	ea = discard_dev(av[1], s, n);
+	eb = discard_dev(av[2], s, n);
+	if (ea != eb) {
+		printf("DIVERGE discard %" PRIu64 "+%" PRIu64 ": raid456 %s, raid5x %s\n",
+		       s, n, ea ? strerror(ea) : "done", eb ? strerror(eb) : "done");
+		return 3;
+	}
+	if (ea) {
+		printf("tortio: discard %" PRIu64 "+%" PRIu64 " refused by both: %s\n",
+		       s, n, strerror(ea));
+		return 0;
+	}
+	a = granb ? (s + granb - 1) / granb * granb : s;
+	if (a > s + n)
+		a = s + n;
+	zero_rows(s, a, rowb);
+	zero_rows(a, s + n, rowb);
+	printf("tortio: discard %" PRIu64 "+%" PRIu64 " done on both\n", s, n);
+	return 0;
+}
+
 /* md v1.x superblock magic at 4 KiB (v1.2); one line, space-separated */
 static int cmd_sb(int n, char **devs)
 {
@@ -572,10 +636,12 @@ int main(int ac, char **av)
 		return cmd_write(av + 2);
 	if (ac == 9 && !strcmp(av[1], "read"))
 		return cmd_read(av + 2);
+	if (ac == 9 && !strcmp(av[1], "discard"))
+		return cmd_discard(av + 2);
 	if (ac == 5 && !strcmp(av[1], "settle"))
 		return cmd_settle(av + 2);
 	if (ac == 3 && !strcmp(av[1], "stat"))
 		return cmd_stat();
-	fprintf(stderr, "usage: tortio init MODEL NBLK SEED | write|read MODEL A B START NBLK IOBLKS MODE | settle MODEL A B | stat MODEL | sb DEV... | zero FILE...\n");
+	fprintf(stderr, "usage: tortio init MODEL NBLK SEED | write|read MODEL A B START NBLK IOBLKS MODE | settle MODEL A B | discard MODEL A B START NBLK ROWB GRANB | stat MODEL | sb DEV... | zero FILE...\n");
 	return 2;
 }

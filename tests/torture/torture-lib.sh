@@ -60,6 +60,10 @@
 #                                  logs a bad block)
 #   suspend START NBLK             md/suspend_lo..hi over a range while
 #                                  writes go elsewhere, then cleared
+#   discard START NBLK             BLKDISCARD of a block range on both (the
+#                                  modules' devices_handle_discard_safely is
+#                                  Y): both advertise the same limits and
+#                                  agree; the rows discarded read zeros
 # Environment: TORT_SKIP (space-separated kinds not generated), TORT_QUIET,
 # TORT_MAXSTEPS (at most that many generated steps before the final verify
 # and check: the same seed's first steps, for short sequences),
@@ -184,6 +188,23 @@ tort_gen() {
 	nblk=$((ablk / 2))
 	start=$(((RANDOM * 32768 + RANDOM) % (ablk - nblk) / rowb * rowb))
 	steps=("${steps[0]}" "write $start $nblk 256 d" "${steps[@]:1}")
+	# discards (drawn after everything else: the steps above are the
+	# seed's as they were before discard existed): in half the sequences
+	# one or two, each inserted after a random step
+	if [ $((RANDOM % 2)) = 0 ] && [[ " $TORT_SKIP " != *" discard "* ]]; then
+		local nd=$((1 + RANDOM % 2)) pos
+		for ((i = 0; i < nd; i++)); do
+			case $((RANDOM % 3)) in
+			0) nblk=$((1 + RANDOM % (rowb * 2))) ;;
+			1) nblk=$((rowb * (1 + RANDOM % 4))) ;;
+			*) nblk=$((1 + RANDOM % (ablk / 4))) ;;
+			esac
+			start=$(((RANDOM * 32768 + RANDOM) % (ablk - nblk)))
+			[ $((RANDOM % 2)) = 0 ] || start=$((start / rowb * rowb))
+			pos=$((2 + RANDOM % (${#steps[@]} - 3)))
+			steps=("${steps[@]:0:pos}" "discard $start $nblk" "${steps[@]:pos}")
+		done
+	fi
 	local IFS=';'
 	echo "${steps[*]}"
 }
@@ -213,6 +234,12 @@ tort_teardown() {
 	echo 200000 >/proc/sys/dev/raid/speed_limit_max
 	[ ! -w /sys/module/md_raid5x/parameters/merge_member_io ] ||
 		echo Y >/sys/module/md_raid5x/parameters/merge_member_io
+	# both twins advertise discard (read when an array starts)
+	local p
+	for p in /sys/module/raid456/parameters/devices_handle_discard_safely \
+		/sys/module/md_raid5x/parameters/devices_handle_discard_safely; do
+		[ ! -w "$p" ] || echo Y >"$p"
+	done
 	return 0
 }
 
@@ -584,8 +611,23 @@ tstep() {
 	badread) t_badread "$@" ;;
 	writeerr) t_writeerr "$@" ;;
 	suspend) t_suspend "$@" ;;
+	discard) t_discard "$@" ;;
 	*) diverge "unknown step $k"; return 1 ;;
 	esac
+}
+
+# discard START NBLK: the twins advertise discard with the same granularity
+# (discard_max_bytes differs: 7.x's raid456 advertises UINT_MAX sectors,
+# raid5x its members' limit), and a discard does the same on both (tortio
+# discard checks the data after)
+t_discard() {
+	local a b
+	read -r a </sys/block/md0/queue/discard_granularity
+	read -r b </sys/block/md1/queue/discard_granularity
+	[ "$a" = "$b" ] || { diverge "discard_granularity: raid456 $a, raid5x $b"; return 1; }
+	read -r b </sys/block/md1/queue/discard_max_bytes
+	[ "$b" != 0 ] || { diverge "raid5x advertises no discard"; return 1; }
+	tio discard "$1" "$2" $((TCHUNK * (TN - 1) / 4)) $((a / 4096))
 }
 
 # powercut START NBLK MSEC
