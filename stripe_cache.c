@@ -413,7 +413,7 @@ void r5x_release_stripe(struct r5x_stripe *sh)
 	}
 }
 
-/* Is the stripe at @sector cached and in use (referenced or queued)? */
+/* Is @sh in use: referenced, or queued for raid5xd? */
 static bool stripe_in_use(struct r5x_stripe *sh)
 {
 	return atomic_read(&sh->count) ||
