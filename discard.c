@@ -28,9 +28,9 @@
  * md may destroy the bitmap or mark the array clean right after it.  The
  * work item goes on while the array quiesces (it takes no new stripe, and
  * the stripes it waits for are drained by the quiesce too).  Where a slot
- * had no member to
- * discard (degraded), the discard is acknowledged only once md has recorded
- * the failure, as degraded writes are (stripe_handle.c).
+ * had no member to discard (degraded), the discard is acknowledged only
+ * once md has recorded the failure, as degraded writes are
+ * (stripe_handle.c).
  */
 #include <linux/module.h>
 #include <linux/blkdev.h>
