@@ -128,10 +128,17 @@ $(BUILD)/torture/tortio: tests/torture/tortio.c
 #                         DESTDIR) enables the timer: the first Sunday of the
 #                         month at 1:00 (Debian's checkarray skips raid5x)
 #   make uninstall-scrub  disable the timer, remove the three files
+#   make install-tools    install-scrub, and keeping arrays on raid5x with the
+#                         release's own mdadm: scripts/raid5x-array ->
+#                         $(DESTDIR)$(SBINDIR)/, contrib/udev/65-md-raid5x.rules
+#                         -> $(DESTDIR)$(UDEVDIR)/rules.d/, raid5x-arrays.service
+#                         (enabled; fails when a recorded array is not on raid5x)
+#   make uninstall-tools  the reverse (/etc/raid5x/arrays is kept)
 SBINDIR ?= /usr/sbin
 UNITDIR ?= /etc/systemd/system
+UDEVDIR ?= /etc/udev
 
-.PHONY: install-scrub uninstall-scrub
+.PHONY: install-scrub uninstall-scrub install-tools uninstall-tools
 
 install-scrub:
 	install -D -m 755 scripts/raid5x-scrub $(DESTDIR)$(SBINDIR)/raid5x-scrub
@@ -153,3 +160,21 @@ uninstall-scrub:
 	fi
 	rm -f $(DESTDIR)$(SBINDIR)/raid5x-scrub $(DESTDIR)$(UNITDIR)/raid5x-scrub.service $(DESTDIR)$(UNITDIR)/raid5x-scrub.timer
 	@if [ -z "$(DESTDIR)" ] && [ -d /run/systemd/system ]; then systemctl daemon-reload; fi
+
+install-tools: install-scrub
+	install -D -m 755 scripts/raid5x-array $(DESTDIR)$(SBINDIR)/raid5x-array
+	install -D -m 644 contrib/udev/65-md-raid5x.rules $(DESTDIR)$(UDEVDIR)/rules.d/65-md-raid5x.rules
+	install -D -m 644 contrib/systemd/raid5x-arrays.service $(DESTDIR)$(UNITDIR)/raid5x-arrays.service
+	@if [ -n "$(DESTDIR)" ]; then \
+		echo "staged under $(DESTDIR): enable raid5x-arrays.service on the target system"; \
+	elif [ -d /run/systemd/system ]; then \
+		echo "udevadm control --reload; systemctl enable raid5x-arrays.service"; \
+		udevadm control --reload; systemctl daemon-reload && systemctl enable raid5x-arrays.service; \
+	fi
+
+uninstall-tools: uninstall-scrub
+	@if [ -z "$(DESTDIR)" ] && [ -d /run/systemd/system ]; then \
+		systemctl disable raid5x-arrays.service || true; \
+	fi
+	rm -f $(DESTDIR)$(SBINDIR)/raid5x-array $(DESTDIR)$(UDEVDIR)/rules.d/65-md-raid5x.rules $(DESTDIR)$(UNITDIR)/raid5x-arrays.service
+	@if [ -z "$(DESTDIR)" ] && [ -d /run/systemd/system ]; then udevadm control --reload; systemctl daemon-reload; fi

@@ -81,7 +81,7 @@ else
 fi
 
 # 4: shellcheck
-mapfile -t shs < <(sources -name '*.sh' -o -path ./.ci/run -o -path ./scripts/raid5x-scrub)
+mapfile -t shs < <(sources -name '*.sh' -o -path ./.ci/run -o -path ./scripts/raid5x-scrub -o -path ./scripts/raid5x-array)
 if [ ${#shs[@]} = 0 ]; then
 	not_ok "shellcheck" "no shell script found under $top"
 elif sc=$(shellcheck -x "${shs[@]}" 2>&1); then
