@@ -1,57 +1,59 @@
 #!/usr/bin/env bash
-# boot-test.sh: boot a real Debian 12 system in QEMU (Debian's 6.1 kernel,
-# an initramfs made by Debian's update-initramfs, systemd, udev, Debian's
-# mdadm) with md-raid5x installed by DKMS as README.md says, and check what
-# README's "Install on a server", "The initramfs" and "After a reboot"
-# claim.
+# boot-test.sh: a real Debian server per release, start to finish, in QEMU:
+# the release's own kernel, systemd, udev and mdadm, md-raid5x installed as
+# README.md's "Install on a server" says for that release, and what a raid456
+# user does routinely: reboot, the monthly scrub, TRIM, grow, a failed
+# member reported, a kernel upgrade, the module missing.
 #
-# usage: scripts/boot-test.sh [--root-only] [--keep] [--timeout S]
+# usage: scripts/boot-test.sh [--release R] [--root-only] [--keep] [--timeout S]
 #
-#   --root-only   only build (or refresh) the cached root and its initrds
+#   --release R   bookworm (Debian 12, default), trixie (Debian 13), forky
+#   --root-only   only build (or refresh) the cached root
 #   --keep        keep the scratch directory (disk images, console logs)
-#   --timeout S   limit of each QEMU boot in seconds (default 900)
+#   --timeout S   limit of each QEMU boot in seconds (default 1200)
 #
-# Steps (all as root; the host's apt configuration is never touched):
-#  1. debootstrap bookworm into $BOOTTEST_CACHE/root (default
-#     /var/cache/raid5x/boot-test; cached), install linux-image-amd64,
-#     initramfs-tools, systemd-sysv, udev, e2fsprogs and README's package
-#     line with apt inside the root, copy this tree (git archive HEAD) to
-#     /usr/src/raid5x-0.1 and run `dkms add` and `dkms install -k KVER`
-#     inside it (a private mount namespace with /proc, /sys, /dev).
-#  2. configure the root as README's "The initramfs" and "After a reboot"
-#     say: the array's ARRAY line in /etc/mdadm/mdadm.conf (the array is
-#     created in the first boot with a fixed UUID; that boot checks that
-#     `mdadm --detail --scan` prints this very line), md-raid5x in
-#     /etc/initramfs-tools/modules, `options md-raid5x claim_raid5=1` in
-#     /etc/modprobe.d/raid5x.conf; `update-initramfs -u` in the chroot
-#     gives initrd A. The same plus `softdep raid456 pre: md-raid5x` in
-#     raid5x.conf gives initrd A2. (update-initramfs takes 3.5-5 min here
-#     even natively; in a TCG guest it would take far longer.)
-#  3. an ext4 image of the root (/dev/vda) and four 64 MiB members
-#     (/dev/vdb../dev/vde) in a scratch directory (/tmp/boottest-XXXXXX).
-#  4. boots with QEMU (TCG) of the root's /boot/vmlinuz; before each boot
-#     the phase's initrd and raid5x.conf are written into the image
-#     (debugfs), so the guest's /boot and /etc match what it booted. A
-#     systemd unit runs /usr/local/sbin/bt-guest, which prints BT lines on
-#     ttyS0 and powers off. Phases (kernel command line boottest.phase=):
-#       setup  initrd A: mdadm --create (level 5, --assume-clean on zeroed
-#              members), 48 MiB of random data written, md5 recorded
-#       a      initrd A: md-raid5x is in the initramfs, md0 was started
-#              there, data intact; md0 runs on raid456 (udev assembles it
-#              in init-top, before /init loads the modules listed in
-#              /etc/initramfs-tools/modules): checked, as README says
-#       a2     initrd A2 (softdep added): md0 started in the initramfs on
-#              raid5x (md/raid5x_stats), data intact
-#       b      initrd A2, module_blacklist=md_raid5x (the kernel refuses to
-#              load the module, as for an unsigned module under Secure
-#              Boot): md0 assembles as raid5 on raid456, data intact
-# Output: KTAP lines (ok N - ... / not ok N - ...) and a summary; exit 0
-# when every check passed, 1 when one failed, 64 on a usage error.
+# Root (all as root; the host's apt configuration is never touched; cached
+# in $BOOTTEST_CACHE/R, default /var/cache/raid5x/boot-test/R):
+#  1. debootstrap R (minbase, systemd, udev), its base suite only; apt-get
+#     install linux-image-amd64 and README's package line as written
+#     (build-essential linux-headers-amd64 linux-source mdadm dkms); this
+#     tree (git archive HEAD) to /usr/src/raid5x-0.1, `dkms add` and
+#     `dkms install` (README's DKMS lines) for the installed kernel.
+#  2. the kernel upgrade within the release (bookworm and trixie: their
+#     -security suite has a newer kernel than the base suite; forky has one
+#     version, no upgrade): the security suite added, `apt-get upgrade` as an
+#     admin runs it; DKMS must have built md-raid5x for the new kernel (its
+#     kernel hook), or have failed with one message naming what to install,
+#     after which `dkms autoinstall` (README) builds it. The boots run the
+#     newest kernel.
+# Boots (QEMU TCG, 2 vCPUs, 2 GiB; root /dev/vda an ext4 image of the root,
+# members /dev/vdb..vde 64 MiB raw images with discard=unmap; a systemd
+# unit runs the phase's checks, prints BT lines on ttyS0, powers off):
+#   setup   `make install-tools` (README), devices_handle_discard_safely=Y in
+#           /etc/modprobe.d/raid5x.conf (README, TRIM); stock `mdadm --create
+#           --level=5` on zeroed members, `raid5x-array add` (README): on
+#           raid5x, discard advertised; ext4, a 32 MiB file kept (md5) and a
+#           48 MiB file to delete later
+#   reboot  clock set 2 min before the scrub timer's next elapse at least 15
+#           days after setup: the array back on raid5x (switched by udev,
+#           logged), raid5x-arrays.service active, data intact; the timer
+#           starts the scrub by itself: `check` seen running, its
+#           mismatch_cnt 0 logged; the 48 MiB file deleted and `fstrim`: the
+#           host sees the members' allocated blocks fall, `check` 0 after
+#   grow    members grown by 32 MiB on the host: `mdadm --grow --size=max`
+#           on raid5x, the new region resynced, data and parity kept;
+#           `--grow --raid-devices=5` refused with raid5x's message; a member
+#           failed: the mdmonitor service logs the Fail event and `mdadm
+#           --monitor --oneshot` reports DegradedArray; re-added, rebuilt
+#           under raid5x, `check` 0
+#   missing module_blacklist=md_raid5x: the array runs on raid456 with its
+#           data, the kernel log says why, raid5x-arrays.service failed
+# Output: KTAP lines and a summary; exit 0 when every check passed, 1 when
+# one failed, 64 on a usage error. Times: tests/README.md.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 top=$(cd "$here/.." && pwd)
-cache=${BOOTTEST_CACHE:-/var/cache/raid5x/boot-test}
 mirror=${RAID5X_MIRROR:-http://deb.debian.org/debian}
 secmirror=${RAID5X_SECURITY_MIRROR:-http://deb.debian.org/debian-security}
 export LC_ALL=C
@@ -61,7 +63,7 @@ usage() {
 }
 usage_err() {
 	echo "boot-test: $*" >&2
-	echo "usage: scripts/boot-test.sh [--root-only] [--keep] [--timeout S] (--help)" >&2
+	echo "usage: scripts/boot-test.sh [--release bookworm|trixie|forky] [--root-only] [--keep] [--timeout S] (--help)" >&2
 	exit 64
 }
 die() {
@@ -72,10 +74,14 @@ say() {
 	echo "boot-test: $(date +%T) $*" >&2
 }
 
-root_only=0 keep=0 tmo=900
+release=bookworm root_only=0 keep=0 tmo=1200
 while [ $# -gt 0 ]; do
 	case $1 in
 	-h | --help) usage; exit 0 ;;
+	--release)
+		[ $# -ge 2 ] || usage_err "--release needs a value"
+		release=$2
+		shift ;;
 	--root-only) root_only=1 ;;
 	--keep) keep=1 ;;
 	--timeout)
@@ -87,11 +93,18 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
+case $release in
+bookworm) kglob='6.1.0-*-amd64' security=1 ;;
+trixie) kglob='6.12.*+deb13-amd64' security=1 ;;
+forky) kglob='7.*+deb14-amd64' security=0 ;;
+*) usage_err "--release: bookworm, trixie or forky, not '$release'" ;;
+esac
 [ "$(id -u)" = 0 ] || die "needs root (debootstrap, chroot, mkfs)"
 for t in debootstrap qemu-system-x86_64 mkfs.ext4 debugfs unshare git; do
 	command -v "$t" >/dev/null || die "missing host tool: $t"
 done
 
+cache=${BOOTTEST_CACHE:-/var/cache/raid5x/boot-test}/$release
 root=$cache/root
 mkdir -p "$cache"
 exec 9>"$cache/.lock"
@@ -109,20 +122,25 @@ in_root() {
 		exec chroot "$r" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
 			HOME=/root LC_ALL=C DEBIAN_FRONTEND=noninteractive "$@"' sh "$root" "$@"
 }
+newest_kernel() {
+	find "$root/lib/modules" -mindepth 1 -maxdepth 1 -name "$kglob" -printf '%f\n' |
+		sort -V | tail -n 1
+}
+dkms_has() { in_root dkms status -m raid5x -v 0.1 -k "$1" 2>/dev/null | grep -q ': installed'; }
 
-# ---- 1. the root ----------------------------------------------------------
+# ---- 1. the root: base suite, README's install ------------------------------
 t_root=$SECONDS
 if [ ! -e "$root/.bt-debootstrap" ]; then
-	say "debootstrap bookworm into $root (log $cache/debootstrap.log)"
+	say "debootstrap $release into $root (log $cache/debootstrap.log)"
 	rm -rf "$root"
 	mkdir -p "$root"
+	# bookworm's debootstrap has no forky script: sid's serves every suite
 	debootstrap --variant=minbase \
 		--include=systemd-sysv,udev,kmod,e2fsprogs,initramfs-tools,zstd,procps \
-		bookworm "$root" "$mirror" /usr/share/debootstrap/scripts/sid \
+		"$release" "$root" "$mirror" /usr/share/debootstrap/scripts/sid \
 		>"$cache/debootstrap.log" 2>&1 ||
 		die "debootstrap failed: see $cache/debootstrap.log"
-	printf 'deb %s bookworm main\ndeb %s bookworm-updates main\ndeb %s bookworm-security main\n' \
-		"$mirror" "$mirror" "$secmirror" >"$root/etc/apt/sources.list"
+	printf 'deb %s %s main\n' "$mirror" "$release" >"$root/etc/apt/sources.list"
 	echo 'Acquire::Check-Valid-Until "false";' >"$root/etc/apt/apt.conf.d/99raid5x"
 	cp -L /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null || true
 	# no daemons started by package scripts in the chroot
@@ -137,150 +155,78 @@ if [ ! -e "$root/.bt-packages" ]; then
 		in_root apt-get install -y -q linux-image-amd64 &&
 		# README's "Install on a server" line, as written (recommends too)
 		in_root apt-get install -y -q build-essential linux-headers-amd64 \
-			linux-source-6.1 mdadm dkms
+			linux-source mdadm dkms
 	} >"$cache/apt.log" 2>&1 || die "apt-get in the root failed: see $cache/apt.log"
 	: >"$root/.bt-packages"
 fi
-kver=$(find "$root/lib/modules" -mindepth 1 -maxdepth 1 -name '6.1.0-*-amd64' -printf '%f\n' |
-	sort -V | tail -n 1)
-[ -n "$kver" ] || die "no 6.1.0-*-amd64 kernel in the root"
+kold=$(newest_kernel)
+[ -n "$kold" ] || die "no $kglob kernel in the root"
 
-# this tree as a user clones it, at HEAD; rebuilt when anything but the
-# docs and this script changed
-srckey=$(git -C "$top" ls-tree -r HEAD | grep -vE '	(docs/|README\.md$|scripts/boot-test\.sh$)' |
+# this tree as a user clones it, at HEAD; reinstalled when anything but the
+# docs and the boot tests changed
+srckey=$(git -C "$top" ls-tree -r HEAD | grep -vE '	(docs/|README\.md$|scripts/boot-test[a-z-]*\.sh$)' |
 	sha256sum | cut -c1-16)
-if [ "$(cat "$root/.bt-dkms" 2>/dev/null)" != "$srckey $kver" ]; then
-	say "dkms add/install raid5x/0.1 for $kver (log $cache/dkms.log)"
+if [ "$(cat "$root/.bt-dkms" 2>/dev/null)" != "$srckey" ]; then
+	say "dkms add/install raid5x/0.1 (log $cache/dkms.log)"
 	in_root dkms remove raid5x/0.1 --all >/dev/null 2>&1 || true
 	rm -rf "$root/usr/src/raid5x-0.1"
 	mkdir -p "$root/usr/src/raid5x-0.1"
 	git -C "$top" archive HEAD | tar -x -C "$root/usr/src/raid5x-0.1"
 	t0=$SECONDS
+	# README: dkms add, then dkms install (for the running kernel: here
+	# every installed one of the line, as dkms autoinstall does)
 	{
 		in_root dkms add raid5x/0.1 &&
-		in_root dkms install raid5x/0.1 -k "$kver"
+		find "$root/lib/modules" -mindepth 1 -maxdepth 1 -name "$kglob" -printf '%f\n' |
+			while read -r k; do
+				in_root dkms install raid5x/0.1 -k "$k" </dev/null || exit 1
+			done
 	} >"$cache/dkms.log" 2>&1 || {
-		cat "$root/var/lib/dkms/raid5x/0.1/build/make.log" >>"$cache/dkms.log" 2>/dev/null || true
+		cat "$root"/var/lib/dkms/raid5x/0.1/build/make.log >>"$cache/dkms.log" 2>/dev/null || true
 		die "dkms failed: see $cache/dkms.log"
 	}
 	echo "dkms: $((SECONDS - t0)) s" >>"$cache/dkms.log"
-	echo "$srckey $kver" >"$root/.bt-dkms"
+	echo "$srckey" >"$root/.bt-dkms"
 fi
 
-# the guest side: a oneshot unit that runs bt-guest PHASE on ttyS0, then
-# powers off (also when it fails); getty off ttyS0; fstab, hostname
-install -m 755 /dev/stdin "$root/usr/local/sbin/bt-guest" <<'GUEST'
-#!/bin/bash
-# bt-guest: written by scripts/boot-test.sh; runs at boot, prints BT lines
-set -u
-phase=$(sed -n 's/.*boottest\.phase=\([a-z0-9]*\).*/\1/p' /proc/cmdline)
-kv=$(uname -r)
-info() { echo "BT-INFO: $*"; }
-# check DESC CMD...: a BT-CHECK line, pass or fail
-check() {
-	local d=$1
-	shift
-	if "$@" >/dev/null 2>&1; then
-		echo "BT-CHECK: pass: $d"
+# ---- 2. the kernel upgrade ----------------------------------------------------
+upgrade_note="no upgrade: $release's archive has one kernel version"
+if [ "$security" = 1 ] && [ ! -e "$root/.bt-upgrade" ]; then
+	say "kernel upgrade: $release-security added, apt-get upgrade (log $cache/upgrade.log)"
+	printf 'deb %s %s main\ndeb %s %s-updates main\ndeb %s %s-security main\n' \
+		"$mirror" "$release" "$mirror" "$release" "$secmirror" "$release" \
+		>"$root/etc/apt/sources.list"
+	{
+		in_root apt-get update -q &&
+		in_root apt-get upgrade -y -q --with-new-pkgs
+	} >"$cache/upgrade.log" 2>&1 || {
+		echo "apt-get upgrade status $?" >>"$cache/upgrade.log"
+		in_root apt-get install -f -y -q >>"$cache/upgrade.log" 2>&1 || true
+	}
+	knew=$(newest_kernel)
+	{
+		echo "== old kernel $kold, new kernel $knew"
+		in_root dkms status
+	} >>"$cache/upgrade.log" 2>&1
+	if [ "$knew" != "$kold" ] && dkms_has "$knew"; then
+		echo "dkms built for $knew during apt-get upgrade" >"$cache/upgrade.result"
+	elif [ "$knew" != "$kold" ]; then
+		# the one message, then README's remedy
+		msg=$(grep -hoE 'mdheaders: [^"]*' "$cache/upgrade.log" "$root"/var/lib/dkms/raid5x/0.1/build/make.log 2>/dev/null | sort -u | head -n 3 | tr '\n' ' ')
+		echo "dkms failed during apt-get upgrade: ${msg:-no mdheaders message}" >"$cache/upgrade.result"
+		in_root dkms autoinstall -k "$knew" >>"$cache/upgrade.log" 2>&1 || true
+		dkms_has "$knew" && echo "then dkms autoinstall -k $knew built it" >>"$cache/upgrade.result"
 	else
-		echo "BT-CHECK: fail: $d"
+		echo "apt-get upgrade brought no new kernel (still $kold)" >"$cache/upgrade.result"
 	fi
-}
-show() {
-	echo "BT-CMD: $*"
-	"$@" 2>&1 | sed 's/^/BT-OUT: /'
-}
-# ktime ERE: the timestamp (s) of the first kernel line matching it
-ktime() {
-	dmesg | grep -m 1 -E "$1" | sed -n 's/^\[ *\([0-9.]*\)\].*/\1/p'
-}
-data_ok() {
-	[ -s /root/bt.md5 ] &&
-	[ "$(dd if=/dev/md0 bs=1M count=48 iflag=direct 2>/dev/null | md5sum | cut -d' ' -f1)" = "$(cat /root/bt.md5)" ]
-}
-in_initrd() {
-	lsinitramfs "/boot/initrd.img-$kv" | grep -qE "$1"
-}
-# the array was started in the initramfs: its first kernel line comes
-# before systemd's first one (systemd starts after the switch to /)
-md_in_initramfs() {
-	local m s
-	m=$(ktime 'md0')
-	s=$(ktime 'systemd\[1\]: ')
-	[ -n "$m" ] && [ -n "$s" ] && awk -v m="$m" -v s="$s" 'BEGIN{exit !(m < s)}'
-}
-md_common() {
-	show cat /proc/mdstat
-	show mdadm --detail /dev/md0
-	show cat /sys/block/md0/md/level
-	show ls /sys/block/md0/md/
-	show sh -c 'lsmod | grep -E "raid|^md_mod"'
-	show sh -c 'dmesg | grep -E "md0|md/raid|raid5x|raid456|raid6: |EXT4-fs \(vda\)|systemd\[1\]: systemd |Run /init|module verification|taint|blacklist"'
-	show sh -c 'journalctl -b -o short-monotonic --no-pager | grep -E "mdadm|md0|raid" | head -n 40'
-	check "md0 is active (/proc/mdstat)" grep -qE '^md0 : active' /proc/mdstat
-	info "first md0 kernel line at $(ktime 'md0') s, md_raid5x's at $(ktime 'md_raid5x: |md/raid5x') s, systemd's first at $(ktime 'systemd\[1\]: ') s"
-	check "md0 was started in the initramfs (its first kernel line before systemd's)" md_in_initramfs
-	check "the 48 MiB written at setup read back with the same md5" data_ok
-}
-info "phase $phase, kernel $kv, up $(cut -d' ' -f1 /proc/uptime) s"
-show cat /proc/cmdline
-show dpkg-query -W "linux-image-$kv" "linux-headers-$kv" linux-source-6.1 mdadm dkms initramfs-tools systemd udev kmod gcc-12
-show dkms status
-show cat /etc/initramfs-tools/modules /etc/modprobe.d/raid5x.conf
-show grep -v '^#' /etc/mdadm/mdadm.conf
-case $phase in
-setup)
-	check "modinfo finds md-raid5x.ko installed by DKMS under updates/" \
-		sh -c "modinfo -n md-raid5x | grep -q /updates/"
-	show modinfo md-raid5x
-	show cat /proc/mdstat
-	uuid=$(sed -n 's/^ARRAY .*UUID=\([0-9a-f:]*\).*/\1/p' /etc/mdadm/mdadm.conf)
-	info "creating md0 with the UUID of mdadm.conf's ARRAY line: $uuid"
-	show mdadm --create /dev/md0 --run --level=5 --raid-devices=4 --chunk=64 \
-		--assume-clean --uuid="$uuid" /dev/vdb /dev/vdc /dev/vdd /dev/vde
-	check "mdadm --create: md0 active" grep -qE '^md0 : active' /proc/mdstat
-	dd if=/dev/urandom of=/root/bt.data bs=1M count=48 status=none
-	dd if=/root/bt.data of=/dev/md0 bs=1M oflag=direct conv=fsync status=none
-	md5sum </root/bt.data | cut -d' ' -f1 >/root/bt.md5
-	rm -f /root/bt.data
-	info "data md5 $(cat /root/bt.md5)"
-	check "the data read back from md0 right after writing" data_ok
-	show mdadm --detail --scan
-	check "mdadm --detail --scan prints mdadm.conf's ARRAY line" \
-		bash -c 'mdadm --detail --scan | grep "^ARRAY" | cmp -s - <(grep "^ARRAY" /etc/mdadm/mdadm.conf)'
-	show cat /proc/mdstat
-	show mdadm --stop /dev/md0
-	;;
-a | a2)
-	check "lsinitramfs lists md-raid5x.ko" in_initrd '/md-raid5x\.ko'
-	check "lsinitramfs lists etc/modprobe.d/raid5x.conf" in_initrd 'etc/modprobe.d/raid5x\.conf'
-	md_common
-	check "md_raid5x is loaded with claim_raid5=Y" \
-		grep -qx Y /sys/module/md_raid5x/parameters/claim_raid5
-	if [ "$phase" = a ]; then
-		# md-raid5x in /etc/initramfs-tools/modules alone: init-top/udev
-		# assembles md0 (mdadm --incremental, raid456 autoloaded) before
-		# /init loads the listed modules; README says so and asks for
-		# the softdep (a2)
-		check "without the softdep md0 runs on raid456 (md-raid5x loaded after udev assembled md0, as README says)" \
-			sh -c 'test ! -e /sys/block/md0/md/raid5x_stats && test -e /sys/block/md0/md/stripe_cache_size'
-	else
-		check "md0 runs on raid5x (md/raid5x_stats exists)" test -d /sys/block/md0/md/raid5x_stats
-		show ls /sys/block/md0/md/raid5x_stats
-	fi
-	;;
-b)
-	md_common
-	check "md_raid5x is not loaded" test ! -e /sys/module/md_raid5x
-	check "raid456 is loaded" test -d /sys/module/raid456
-	check "md0 runs on raid456 (no md/raid5x_stats; md/stripe_cache_size exists)" \
-		sh -c 'test ! -e /sys/block/md0/md/raid5x_stats && test -e /sys/block/md0/md/stripe_cache_size'
-	;;
-*) info "unknown phase '$phase'" ;;
-esac
-sync
-echo "BT-END: $phase at $(cut -d' ' -f1 /proc/uptime) s"
-GUEST
+	: >"$root/.bt-upgrade"
+fi
+[ -e "$cache/upgrade.result" ] && upgrade_note=$(tr '\n' ' ' <"$cache/upgrade.result")
+kver=$(newest_kernel)
+dkms_has "$kver" || die "md-raid5x is not installed by DKMS for $kver: see $cache/dkms.log and $cache/upgrade.log"
+
+# the guest side: a oneshot unit that runs bt-guest on ttyS0, then powers off
+install -m 755 "$here/boot-test-guest.sh" "$root/usr/local/sbin/bt-guest"
 cat >"$root/etc/systemd/system/bt-guest.service" <<'UNIT'
 [Unit]
 Description=raid5x boot test (scripts/boot-test.sh)
@@ -294,7 +240,7 @@ ExecStart=/usr/local/sbin/bt-guest
 StandardOutput=tty
 StandardError=tty
 TTYPath=/dev/ttyS0
-TimeoutStartSec=1200
+TimeoutStartSec=1500
 
 [Install]
 WantedBy=multi-user.target
@@ -304,42 +250,11 @@ ln -sf ../bt-guest.service "$root/etc/systemd/system/multi-user.target.wants/bt-
 ln -sf /dev/null "$root/etc/systemd/system/serial-getty@ttyS0.service"
 echo '/dev/vda / ext4 defaults 0 1' >"$root/etc/fstab"
 echo bt-guest >"$root/etc/hostname"
-# README's configuration, and the two initrds (cached with the dkms key)
-uuid=5a1d0b00:7e575a1d:00000000:00000018
-array="ARRAY /dev/md0 metadata=1.2 name=bt-guest:0 UUID=$uuid"
-conf_a="options md-raid5x claim_raid5=1"
-conf_a2="$conf_a
-softdep raid456 pre: md-raid5x"
-cfgkey="$srckey $kver cfg1"
-if [ "$(cat "$cache/.initrds" 2>/dev/null)" != "$cfgkey" ]; then
-	t0=$SECONDS
-	say "configure the root, update-initramfs -u twice (log $cache/initramfs.log)"
-	grep -v '^ARRAY' "$root/etc/mdadm/mdadm.conf" >"$root/etc/mdadm/mdadm.conf.new"
-	echo "$array" >>"$root/etc/mdadm/mdadm.conf.new"
-	mv "$root/etc/mdadm/mdadm.conf.new" "$root/etc/mdadm/mdadm.conf"
-	grep -qx md-raid5x "$root/etc/initramfs-tools/modules" ||
-		echo md-raid5x >>"$root/etc/initramfs-tools/modules"
-	for v in a a2; do
-		if [ $v = a ]; then
-			echo "$conf_a" >"$root/etc/modprobe.d/raid5x.conf"
-		else
-			echo "$conf_a2" >"$root/etc/modprobe.d/raid5x.conf"
-		fi
-		cp "$root/etc/modprobe.d/raid5x.conf" "$cache/raid5x.conf-$v"
-		{
-			echo "== initrd $v: $(tr '\n' ';' <"$root/etc/modprobe.d/raid5x.conf")"
-			in_root update-initramfs -u -k "$kver"
-		} >>"$cache/initramfs.log" 2>&1 || die "update-initramfs failed: see $cache/initramfs.log"
-		cp "$root/boot/initrd.img-$kver" "$cache/initrd-$v"
-		in_root lsinitramfs "/boot/initrd.img-$kver" >"$cache/initrd-$v.list"
-	done
-	echo "initrds: $((SECONDS - t0)) s" >>"$cache/initramfs.log"
-	echo "$cfgkey" >"$cache/.initrds"
-fi
-say "root ready in $((SECONDS - t_root)) s: kernel $kver"
+rm -f "$root/etc/raid5x/arrays" "$root/etc/modprobe.d/raid5x.conf"
+say "root ready in $((SECONDS - t_root)) s: kernel $kver ($upgrade_note)"
 [ "$root_only" = 0 ] || exit 0
 
-# ---- 2. the disks -----------------------------------------------------------
+# ---- 3. the disks -------------------------------------------------------------
 work=$(mktemp -d /tmp/boottest-XXXXXX)
 cleanup() {
 	if [ "$keep" = 1 ]; then
@@ -349,17 +264,27 @@ cleanup() {
 	fi
 }
 trap cleanup EXIT
-t0=$SECONDS
-mkfs.ext4 -q -F -L btroot -d "$root" "$work/root.img" 6G >"$work/mkfs.log" 2>&1 ||
+mkfs.ext4 -q -F -L btroot -d "$root" "$work/root.img" 8G >"$work/mkfs.log" 2>&1 ||
 	die "mkfs.ext4 -d failed: $(cat "$work/mkfs.log")"
 for d in b c d e; do
 	truncate -s 64M "$work/vd$d.img"
 done
-say "disk images in $((SECONDS - t0)) s ($work)"
+# allocated KiB of the members (holes punched by discard are not counted)
+member_kib() { du -k -c "$work"/vd[bcde].img | tail -n 1 | cut -f1; }
 
-# ---- 3. the boots -------------------------------------------------------------
-kernel=$root/boot/vmlinuz-$kver
-phases=(setup a a2 b)
+# the guest's clock for the reboot: 2 min before raid5x-scrub.timer's
+# elapse (the first Sunday of a month, 01:00 UTC) at least 15 days on
+scrub_at=$(python3 -c '
+import datetime as d
+t = d.datetime.utcnow() + d.timedelta(days=15)
+t = t.replace(hour=1, minute=0, second=0, microsecond=0) + d.timedelta(days=1)
+while not (t.day <= 7 and t.weekday() == 6):
+    t += d.timedelta(days=1)
+print(t.strftime("%Y-%m-%dT%H:%M:%S"))')
+rtc_reboot=$(date -u -d "$scrub_at UTC - 2 min" +%Y-%m-%dT%H:%M:%S)
+rtc_later=$(date -u -d "$scrub_at UTC + 1 day" +%Y-%m-%dT%H:%M:%S)
+
+# ---- 4. the boots ---------------------------------------------------------------
 n=0 failed=0
 tap() {
 	n=$((n + 1))
@@ -371,51 +296,64 @@ tap() {
 	fi
 }
 echo "KTAP version 1"
-echo "# boot-test: Debian bookworm root, kernel $kver, log directory $work"
-for p in "${phases[@]}"; do
+echo "# boot-test: Debian $release root, kernel $kver, log directory $work"
+echo "# kernel upgrade: $upgrade_note"
+case $upgrade_note in
+"dkms built for"* | "dkms failed during apt-get upgrade: mdheaders: "*"then dkms autoinstall"*)
+	tap ok "kernel upgrade $kold -> $kver: $upgrade_note" ;;
+"no upgrade"*) echo "ok $((n + 1)) - # SKIP kernel upgrade: $upgrade_note"; n=$((n + 1)) ;;
+*) tap fail "kernel upgrade $kold -> $kver: $upgrade_note" ;;
+esac
+for p in setup reboot grow missing; do
 	log=$work/console-$p.log
+	rtc="" extra=""
 	case $p in
-	setup | a) v=a extra="" ;;
-	a2) v=a2 extra="" ;;
-	b) v=a2 extra=" module_blacklist=md_raid5x" ;;
+	reboot) rtc=$rtc_reboot ;;
+	grow)
+		rtc=$rtc_later
+		for d in b c d e; do truncate -s 96M "$work/vd$d.img"; done ;;
+	missing) rtc=$rtc_later extra=" module_blacklist=md_raid5x" ;;
 	esac
-	cp "$cache/initrd-$v" "$work/initrd"
-	cp "$cache/raid5x.conf-$v" "$work/raid5x.conf"
-	debugfs -w -R "rm /boot/initrd.img-$kver" "$work/root.img" >/dev/null 2>&1
-	debugfs -w -R "write $work/initrd /boot/initrd.img-$kver" "$work/root.img" >/dev/null 2>&1
-	debugfs -w -R "rm /etc/modprobe.d/raid5x.conf" "$work/root.img" >/dev/null 2>&1
-	debugfs -w -R "write $work/raid5x.conf /etc/modprobe.d/raid5x.conf" "$work/root.img" >/dev/null 2>&1
-	debugfs -R "cat /etc/modprobe.d/raid5x.conf" "$work/root.img" 2>/dev/null |
-		cmp -s - "$work/raid5x.conf" || die "could not write raid5x.conf into the image"
-	echo "# $p: initrd $v ($(grep -c md-raid5x "$cache/initrd-$v.list") md-raid5x entries), raid5x.conf: $(tr '\n' ';' <"$work/raid5x.conf")${extra:+, kernel args:$extra}"
+	before=$(member_kib)
+	echo "# $p: members $before KiB allocated${rtc:+, guest clock $rtc UTC}${extra:+, kernel args:$extra}"
 	say "boot $p (timeout $tmo s, console $log)"
 	t0=$(date +%s)
 	qrc=0
 	timeout -k 10 "$tmo" qemu-system-x86_64 -accel tcg,thread=multi -cpu max \
 		-m 2048 -smp 2 -display none -serial "file:$log" -monitor none \
-		-nic none -no-reboot -kernel "$kernel" -initrd "$work/initrd" \
-		-append "root=/dev/vda ro console=ttyS0 panic=-1 boottest.phase=$p$extra" \
+		-nic none -no-reboot ${rtc:+-rtc "base=$rtc"} \
+		-kernel "$root/boot/vmlinuz-$kver" -initrd "$root/boot/initrd.img-$kver" \
+		-append "root=/dev/vda rw console=ttyS0 panic=-1 boottest.phase=$p$extra" \
 		-drive "file=$work/root.img,format=raw,if=virtio" \
-		-drive "file=$work/vdb.img,format=raw,if=virtio" \
-		-drive "file=$work/vdc.img,format=raw,if=virtio" \
-		-drive "file=$work/vdd.img,format=raw,if=virtio" \
-		-drive "file=$work/vde.img,format=raw,if=virtio" </dev/null || qrc=$?
+		-drive "file=$work/vdb.img,format=raw,if=virtio,discard=unmap" \
+		-drive "file=$work/vdc.img,format=raw,if=virtio,discard=unmap" \
+		-drive "file=$work/vdd.img,format=raw,if=virtio,discard=unmap" \
+		-drive "file=$work/vde.img,format=raw,if=virtio,discard=unmap" </dev/null || qrc=$?
 	secs=$(($(date +%s) - t0))
 	tr -d '\r' <"$log" >"$log.tmp" && mv "$log.tmp" "$log"
 	echo "# $p: QEMU exited $qrc after $secs s"
-	grep -E '^BT-INFO: ' "$log" | sed 's/^/# /' || true
+	grep -aE '^BT-INFO: ' "$log" | sed 's/^/# /' || true
 	while IFS= read -r line; do
 		case $line in
 		"BT-CHECK: pass: "*) tap ok "$p: ${line#BT-CHECK: pass: }" ;;
 		"BT-CHECK: fail: "*) tap fail "$p: ${line#BT-CHECK: fail: }" ;;
 		esac
 	done < <(grep -aE '^BT-CHECK: ' "$log" || true)
-	if grep -qE "^BT-END: $p " "$log"; then
+	if grep -qaE "^BT-END: $p " "$log"; then
 		tap ok "$p: the guest booted, ran its checks and powered off ($secs s)"
 	else
 		tap fail "$p: no BT-END line (QEMU rc $qrc after $secs s): see $log"
 		keep=1
 		break
+	fi
+	if [ "$p" = reboot ]; then
+		after=$(member_kib)
+		echo "# reboot: members $before -> $after KiB allocated after fstrim"
+		if [ $((before - after)) -ge 32768 ]; then
+			tap ok "reboot: fstrim reached the members: $before -> $after KiB allocated on the host"
+		else
+			tap fail "reboot: fstrim reached the members: $before -> $after KiB allocated on the host (less than 32 MiB freed)"
+		fi
 	fi
 	mkdir -p "$cache/logs"
 	cp "$log" "$cache/logs/console-$p.log"
