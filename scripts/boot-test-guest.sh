@@ -78,6 +78,11 @@ setup)
 	check "make install-tools: raid5x-arrays.service enabled" systemctl is-enabled raid5x-arrays.service
 	check "make install-tools: the udev rule installed" test -e /etc/udev/rules.d/65-md-raid5x.rules
 	echo "options md-raid5x devices_handle_discard_safely=Y" >/etc/modprobe.d/raid5x.conf
+	# docs/sysfs.md's tuning rule, as written there
+	cat >/etc/udev/rules.d/60-raid5x.rules <<'RULE'
+SUBSYSTEM=="block", KERNEL=="md*", ACTION=="add|change", TEST=="md/raid5x_stats", \
+  ATTR{md/stripe_cache_size}="4096"
+RULE
 	show mdadm --create /dev/md0 --run --level=5 --raid-devices=4 --chunk=64 \
 		--assume-clean --uuid="$uuid" /dev/vdb /dev/vdc /dev/vdd /dev/vde
 	md=md0 S=/sys/block/md0/md
@@ -107,6 +112,8 @@ reboot)
 	check "the array is back on raid5x ($md, switched at boot)" on_raid5x
 	check "the journal has raid5x-array's line: switched to raid5x" jgrep "raid5x-array: $md: switched to raid5x"
 	check "raid5x-arrays.service is active (not failed)" systemctl is-active raid5x-arrays.service
+	check "docs/sysfs.md's udev tuning rule applied after the switch (stripe_cache_size $(cat "$S/stripe_cache_size"))" \
+		sh -c "[ \"\$(cat $S/stripe_cache_size)\" = 4096 ]"
 	check "the 32 MiB file reads back" data_ok
 	# the scrub, started by its timer: the clock was set 2 min before it
 	show systemctl list-timers raid5x-scrub.timer --no-pager
