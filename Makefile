@@ -178,3 +178,18 @@ uninstall-tools: uninstall-scrub
 	fi
 	rm -f $(DESTDIR)$(SBINDIR)/raid5x-array $(DESTDIR)$(UDEVDIR)/rules.d/65-md-raid5x.rules $(DESTDIR)$(UNITDIR)/raid5x-arrays.service
 	@if [ -z "$(DESTDIR)" ] && [ -d /run/systemd/system ]; then udevadm control --reload; systemctl daemon-reload; fi
+
+# ---- real boots per Debian release (issue 26) ------------------------------
+#   make boot-test      scripts/boot-test.sh for each of BOOT_TEST_RELEASES
+#                       (default: bookworm trixie forky): a debootstrapped
+#                       server of that release booted in QEMU with its own
+#                       kernel, systemd, udev and mdadm; README's install,
+#                       reboots, scrub timer, fstrim, grow, monitor, kernel
+#                       upgrade, module missing. Not in make check (times:
+#                       tests/README.md). BOOT_TEST_ARGS passes options.
+BOOT_TEST_RELEASES ?= bookworm trixie forky
+.PHONY: boot-test
+boot-test:
+	@rc=0; for r in $(BOOT_TEST_RELEASES); do \
+		scripts/boot-test.sh --release $$r $(BOOT_TEST_ARGS) || rc=1; \
+	done; exit $$rc

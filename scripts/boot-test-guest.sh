@@ -62,7 +62,9 @@ md_check0() {
 }
 mnt() { mountpoint -q /mnt || mount "/dev/$md" /mnt; }
 data_ok() { mnt && [ "$(md5sum </mnt/keep.bin | cut -d' ' -f1)" = "$(cat /root/bt.md5)" ]; }
-jgrep() { journalctl -b -o cat --no-pager | grep -qE "$1"; }
+# the journal's lines with their identifiers (kmsg lines written by a
+# program, as "raid5x-array: mdX: ...", get it as their identifier)
+jgrep() { journalctl -b -o short-monotonic --no-pager | grep -qE "$1"; }
 
 info "phase $phase, kernel $kv, up $(cut -d' ' -f1 /proc/uptime) s, clock $(date -u +%FT%TZ), array $md"
 show dpkg-query -W "linux-image-$kv" mdadm dkms systemd udev linux-source
