@@ -174,13 +174,11 @@ if [ "$(cat "$root/.bt-dkms" 2>/dev/null)" != "$srckey" ]; then
 	git -C "$top" archive HEAD | tar -x -C "$root/usr/src/raid5x-0.1"
 	t0=$SECONDS
 	# README: dkms add, then dkms install (for the running kernel: here
-	# every installed one of the line, as dkms autoinstall does)
+	# the newest installed; an older one left by an upgrade needs the
+	# kernel source of its own version, which linux-source no longer is)
 	{
 		in_root dkms add raid5x/0.1 &&
-		find "$root/lib/modules" -mindepth 1 -maxdepth 1 -name "$kglob" -printf '%f\n' |
-			while read -r k; do
-				in_root dkms install raid5x/0.1 -k "$k" </dev/null || exit 1
-			done
+		in_root dkms install raid5x/0.1 -k "$(newest_kernel)"
 	} >"$cache/dkms.log" 2>&1 || {
 		cat "$root"/var/lib/dkms/raid5x/0.1/build/make.log >>"$cache/dkms.log" 2>/dev/null || true
 		die "dkms failed: see $cache/dkms.log"

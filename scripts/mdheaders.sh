@@ -27,8 +27,12 @@ if [ -z "$tarball" ]; then
 		die "linux-headers-$kver is not installed: apt-get install linux-headers-$kver"
 	sv=$(dpkg-query -W -f='${Version}' "linux-source-$series" 2>/dev/null) ||
 		die "linux-source-$series is not installed"
-	[ "$hv" = "$sv" ] ||
-		die "version mismatch: linux-headers-$kver is $hv but linux-source-$series is $sv; install matching versions (apt-get install linux-headers-amd64 linux-source-$series)"
+	if [ "$hv" != "$sv" ]; then
+		if dpkg --compare-versions "$hv" gt "$sv"; then
+			die "version mismatch: linux-headers-$kver is $hv but linux-source-$series is $sv; install the kernel source of this kernel: apt-get install linux-source (or linux-source-$series=$hv), then dkms autoinstall"
+		fi
+		die "version mismatch: linux-headers-$kver is $hv but linux-source-$series is $sv (newer): $kver is an older kernel than the source installed; build for the newest kernel (boot it), or apt-get install linux-source-$series=$hv if the archive still has it"
+	fi
 fi
 [ -f "$tarball" ] || die "missing $tarball"
 
