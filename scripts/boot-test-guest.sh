@@ -159,6 +159,7 @@ grow)
 	check "after the grow: the 32 MiB file reads back" data_ok
 	show resize2fs "/dev/$md"
 	check "after the grow: e2fsck clean" sh -c "umount /mnt; e2fsck -fn /dev/$md"
+	show mdadm "/dev/$md" --add /dev/vdf
 	echo "BT-CMD: mdadm --grow /dev/$md --raid-devices=5"
 	out=$(mdadm --grow "/dev/$md" --raid-devices=5 2>&1)
 	rc=$?
@@ -168,13 +169,15 @@ grow)
 		sh -c "[ $rc != 0 ] && dmesg | grep -q 'md/raid5x:$md: cannot reshape'"
 	check "the array still runs on raid5x, 4 members" \
 		sh -c "[ \"\$(cat $S/level)\" = raid5x ] && [ \"\$(cat $S/raid_disks)\" = 4 ]"
+	show mdadm "/dev/$md" --remove /dev/vdf
 	# a failed member: mdmonitor (started by udev for the array) and
 	# mdadm --monitor --oneshot
 	show systemctl status mdmonitor.service --no-pager
 	show mdadm "/dev/$md" --fail /dev/vde
 	# mdadm --monitor mails root (MAILADDR root in Debian's mdadm.conf)
 	fail_mailed() { grep -qE "Fail event (detected|had been detected) on md device" /var/mail/root 2>/dev/null || jgrep "Fail event detected on md device"; }
-	check "the mdmonitor service reports the Fail event (mail to root)" wait_for 180 fail_mailed
+	check "the mdmonitor service reports the Fail event (mail to root, else the journal)" wait_for 180 fail_mailed
+	info "Fail event: in /var/mail/root $(grep -c 'Fail event' /var/mail/root 2>/dev/null || echo 0) times, in the journal $(journalctl -b --no-pager | grep -c 'Fail event detected') times; sendmail: $(command -v sendmail || echo none)"
 	show sh -c 'grep -E "^Subject|event" /var/mail/root | tail -n 6' 
 	printf '#!/bin/sh\necho "$*" >>/root/bt-events\n' >/root/bt-event
 	chmod 755 /root/bt-event

@@ -27,7 +27,8 @@
 #     after which `dkms autoinstall` (README) builds it. The boots run the
 #     newest kernel.
 # Boots (QEMU TCG, 2 vCPUs, 2 GiB; root /dev/vda an ext4 image of the root,
-# members /dev/vdb..vde 64 MiB raw images with discard=unmap; a systemd
+# members /dev/vdb..vde 64 MiB raw images with discard=unmap, /dev/vdf a
+# 96 MiB spare; a systemd
 # unit runs the phase's checks, prints BT lines on ttyS0, powers off):
 #   setup   `make install-tools` (README), devices_handle_discard_safely=Y in
 #           /etc/modprobe.d/raid5x.conf (README, TRIM); stock `mdadm --create
@@ -42,7 +43,8 @@
 #           host sees the members' allocated blocks fall, `check` 0 after
 #   grow    members grown by 32 MiB on the host: `mdadm --grow --size=max`
 #           on raid5x, the new region resynced, data and parity kept;
-#           `--grow --raid-devices=5` refused with raid5x's message; a member
+#           `--grow --raid-devices=5` with vdf added as a spare refused with
+#           raid5x's message (vdf removed again); a member
 #           failed: the mdmonitor service logs the Fail event and `mdadm
 #           --monitor --oneshot` reports DegradedArray; re-added, rebuilt
 #           under raid5x, `check` 0
@@ -202,6 +204,7 @@ if [ "$security" = 1 ] && [ ! -e "$root/.bt-upgrade" ]; then
 		in_root apt-get install -f -y -q >>"$cache/upgrade.log" 2>&1 || true
 	}
 	knew=$(newest_kernel)
+	echo "$kold" >"$cache/upgrade.from"
 	{
 		echo "== old kernel $kold, new kernel $knew"
 		in_root dkms status
@@ -221,6 +224,7 @@ if [ "$security" = 1 ] && [ ! -e "$root/.bt-upgrade" ]; then
 fi
 [ -e "$cache/upgrade.result" ] && upgrade_note=$(tr '\n' ' ' <"$cache/upgrade.result")
 kver=$(newest_kernel)
+[ ! -e "$cache/upgrade.from" ] || kold=$(cat "$cache/upgrade.from")
 dkms_has "$kver" || die "md-raid5x is not installed by DKMS for $kver: see $cache/dkms.log and $cache/upgrade.log"
 
 # the guest side: a oneshot unit that runs bt-guest on ttyS0, then powers off
@@ -267,6 +271,8 @@ mkfs.ext4 -q -F -L btroot -d "$root" "$work/root.img" 8G >"$work/mkfs.log" 2>&1 
 for d in b c d e; do
 	truncate -s 64M "$work/vd$d.img"
 done
+# a fifth disk, the spare a --grow --raid-devices=5 needs
+truncate -s 96M "$work/vdf.img"
 # allocated KiB of the members (holes punched by discard are not counted)
 member_kib() { du -k -c "$work"/vd[bcde].img | tail -n 1 | cut -f1; }
 
@@ -326,7 +332,8 @@ for p in setup reboot grow missing; do
 		-drive "file=$work/vdb.img,format=raw,if=virtio,discard=unmap" \
 		-drive "file=$work/vdc.img,format=raw,if=virtio,discard=unmap" \
 		-drive "file=$work/vdd.img,format=raw,if=virtio,discard=unmap" \
-		-drive "file=$work/vde.img,format=raw,if=virtio,discard=unmap" </dev/null || qrc=$?
+		-drive "file=$work/vde.img,format=raw,if=virtio,discard=unmap" \
+		-drive "file=$work/vdf.img,format=raw,if=virtio,discard=unmap" </dev/null || qrc=$?
 	secs=$(($(date +%s) - t0))
 	tr -d '\r' <"$log" >"$log.tmp" && mv "$log.tmp" "$log"
 	echo "# $p: QEMU exited $qrc after $secs s"
