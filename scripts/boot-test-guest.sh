@@ -74,6 +74,8 @@ case $phase in
 setup)
 	check "modinfo finds md-raid5x.ko installed by DKMS under updates/" \
 		sh -c "modinfo -n md-raid5x | grep -q /updates/"
+	check "DKMS signed it (modinfo names a signer: $(modinfo -F signer md-raid5x 2>/dev/null))" \
+		sh -c '[ -n "$(modinfo -F signer md-raid5x)" ]'
 	# README: the tools, then TRIM's switch
 	show make -C "$src" install-tools
 	check "make install-tools: raid5x-scrub.timer enabled" systemctl is-enabled raid5x-scrub.timer
@@ -101,6 +103,10 @@ RULE
 	show mdadm --detail /dev/md0
 	show raid5x-array list
 	show mkfs.ext4 -q -F /dev/md0
+	# mounted at boot, as on a server (a mounted array is writable: an
+	# unused one stays auto-read-only, which checkarray and raid5x-scrub
+	# skip, for raid456 as for raid5x)
+	echo "UUID=$(blkid -o value -s UUID /dev/md0) /mnt ext4 defaults,nofail 0 2" >>/etc/fstab
 	mnt
 	dd if=/dev/urandom of=/mnt/keep.bin bs=1M count=32 status=none
 	md5sum </mnt/keep.bin | cut -d' ' -f1 >/root/bt.md5
@@ -119,6 +125,7 @@ reboot)
 	check "docs/sysfs.md's udev tuning rule applied after the switch (stripe_cache_size $(cat "$S/stripe_cache_size"))" \
 		sh -c "[ \"\$(cat $S/stripe_cache_size)\" = 4096 ]"
 	check "the 32 MiB file reads back" data_ok
+	info "array_state $(cat "$S/array_state"); /mnt mounted at boot: $(findmnt -n -o SOURCE /mnt)"
 	# the scrub, started by its timer: the clock was set 2 min before it
 	show systemctl list-timers raid5x-scrub.timer --no-pager
 	# two runs: Persistent=true catches up the elapse the clock jumped over
@@ -177,6 +184,7 @@ grow)
 	# mdadm --monitor mails root (MAILADDR root in Debian's mdadm.conf)
 	fail_mailed() { grep -qE "Fail event (detected|had been detected) on md device" /var/mail/root 2>/dev/null || jgrep "Fail event detected on md device"; }
 	check "the mdmonitor service reports the Fail event (mail to root, else the journal)" wait_for 180 fail_mailed
+	show sh -c 'mailq 2>&1 | head -n 5; tail -n 5 /var/log/exim4/mainlog 2>&1' 
 	info "Fail event: in /var/mail/root $(grep -c 'Fail event' /var/mail/root 2>/dev/null || echo 0) times, in the journal $(journalctl -b --no-pager | grep -c 'Fail event detected') times; sendmail: $(command -v sendmail || echo none)"
 	show sh -c 'grep -E "^Subject|event" /var/mail/root | tail -n 6' 
 	printf '#!/bin/sh\necho "$*" >>/root/bt-events\n' >/root/bt-event

@@ -16,7 +16,7 @@
 # in $BOOTTEST_CACHE/R, default /var/cache/raid5x/boot-test/R):
 #  1. debootstrap R (minbase, systemd, udev), its base suite only; apt-get
 #     install linux-image-amd64 and README's package line as written
-#     (build-essential linux-headers-amd64 linux-source mdadm dkms); this
+#     (build-essential linux-headers-amd64 linux-source mdadm dkms openssl); this
 #     tree (git archive HEAD) to /usr/src/raid5x-0.1, `dkms add` and
 #     `dkms install` (README's DKMS lines) for the installed kernel.
 #  2. the kernel upgrade within the release (bookworm and trixie: their
@@ -34,7 +34,7 @@
 #           /etc/modprobe.d/raid5x.conf (README, TRIM); stock `mdadm --create
 #           --level=5` on zeroed members, `raid5x-array add` (README): on
 #           raid5x, discard advertised; ext4, a 32 MiB file kept (md5) and a
-#           48 MiB file to delete later
+#           48 MiB file to delete later; the file system in /etc/fstab
 #   reboot  clock set 2 min before the scrub timer's next elapse at least 15
 #           days after setup: the array back on raid5x (switched by udev,
 #           logged), raid5x-arrays.service active, data intact; the timer
@@ -150,16 +150,19 @@ if [ ! -e "$root/.bt-debootstrap" ]; then
 	chmod 755 "$root/usr/sbin/policy-rc.d"
 	: >"$root/.bt-debootstrap"
 fi
-if [ ! -e "$root/.bt-packages" ]; then
+# README's "Install on a server" line, as written (recommends too); the
+# root is brought up to it again when the line changes
+readme_pkgs="build-essential linux-headers-amd64 linux-source mdadm dkms openssl"
+if [ "$(cat "$root/.bt-packages" 2>/dev/null)" != "$readme_pkgs" ]; then
 	say "apt-get install in the root (log $cache/apt.log)"
+	read -r -a pkgs <<<"$readme_pkgs"
 	{
 		in_root apt-get update -q &&
 		in_root apt-get install -y -q linux-image-amd64 &&
-		# README's "Install on a server" line, as written (recommends too)
-		in_root apt-get install -y -q build-essential linux-headers-amd64 \
-			linux-source mdadm dkms
-	} >"$cache/apt.log" 2>&1 || die "apt-get in the root failed: see $cache/apt.log"
-	: >"$root/.bt-packages"
+		in_root apt-get install -y -q "${pkgs[@]}"
+	} >>"$cache/apt.log" 2>&1 || die "apt-get in the root failed: see $cache/apt.log"
+	echo "$readme_pkgs" >"$root/.bt-packages"
+	rm -f "$root/.bt-dkms"
 fi
 kold=$(newest_kernel)
 [ -n "$kold" ] || die "no $kglob kernel in the root"
