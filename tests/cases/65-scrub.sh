@@ -42,14 +42,6 @@ syslogd -n -O /tmp/syslog &
 slog=$!
 [ -x "$scrub" ] || chmod +x "$scrub" 2>/dev/null || note "$scrub is missing"
 
-# run OUT CMD...: CMD's stdout and stderr to OUT, its status printed
-run() {
-	local out=$1 rc=0
-	shift
-	"$@" >"$out" 2>&1 || rc=$?
-	sed 's/^/#   /' "$out" >&2
-	echo "$rc"
-}
 act() { cat "$1/sync_action"; }
 
 create_raid5 md0 4 64 left-symmetric "${devs[@]:0:4}"
@@ -59,8 +51,8 @@ to_raid5x md0 || note "md0 is not raid5x: the raid5x assertions fail"
 # runs it (AUTOCHECK=true, Debian's default) and without --quiet
 if [ -x "$ca" ]; then
 	mkdir -p /etc/default && echo AUTOCHECK=true >/etc/default/mdadm
-	rcq=$(run /tmp/ca.q "$ca" --cron --all --idle --quiet)
-	rc=$(run /tmp/ca.out "$ca" --cron --all --idle)
+	rcq=$(gl_run /tmp/ca.q "$ca" --cron --all --idle --quiet)
+	rc=$(gl_run /tmp/ca.out "$ca" --cron --all --idle)
 	ca_skipped() {
 		[ "$rcq" = 0 ] && [ "$rc" = 0 ] && [ "$(act "$s0")" = idle ] &&
 			grep -q "no redundant arrays present" /tmp/ca.out
@@ -73,7 +65,7 @@ fi
 create_raid5 md1 4 64 left-symmetric "${devs[@]:4:4}"
 
 # 2: the 14-day rule: md0 was created a moment ago
-rc=$(run /tmp/s.fresh "$scrub")
+rc=$(gl_run /tmp/s.fresh "$scrub")
 fresh_skipped() {
 	[ "$rc" = 0 ] && [ "$(act "$s0")" = idle ] &&
 		grep -q "md0: created less than 14 days ago" /tmp/s.fresh
@@ -82,7 +74,7 @@ r5x_check "without --force a fresh array is skipped (status $rc, md0 $(act "$s0"
 
 # 3-4: --force starts check on md0 only, slowed so that it is seen running
 echo 2000 >"$s0/sync_speed_max"
-rc=$(run /tmp/s.force "$scrub" --force)
+rc=$(gl_run /tmp/s.force "$scrub" --force)
 force_started() {
 	[ "$rc" = 0 ] && [ "$(act "$s0")" = check ] &&
 		grep -q "md0: check started" /tmp/s.force
@@ -94,10 +86,10 @@ r5x_check "the system log has the line (tag raid5x-scrub)" \
 	grep -q 'raid5x-scrub: md0: check started' /tmp/syslog
 
 # 5: --status, 6: --cancel
-rc=$(run /tmp/s.status "$scrub" --status)
+rc=$(gl_run /tmp/s.status "$scrub" --status)
 status_shows() { [ "$rc" = 0 ] && grep -q "^md0: check mismatch_cnt" /tmp/s.status && ! grep -q md1 /tmp/s.status; }
 r5x_check "--status: md0 check (status $rc)" status_shows
-rc=$(run /tmp/s.cancel "$scrub" --cancel)
+rc=$(gl_run /tmp/s.cancel "$scrub" --cancel)
 gl_nap 0.5
 cancelled() { [ "$rc" = 0 ] && [ "$(act "$s0")" = idle ] && grep -q "md0: check cancelled" /tmp/s.cancel; }
 r5x_check "--cancel stops the check (status $rc, md0 $(act "$s0"))" cancelled
@@ -105,7 +97,7 @@ r5x_check "--cancel stops the check (status $rc, md0 $(act "$s0"))" cancelled
 # 7: --wait, a consistent array (members all zero, --assume-clean)
 echo 20000 >"$s0/sync_speed_max"
 t0=$EPOCHREALTIME
-rc=$(run /tmp/s.wait "$scrub" --force --wait)
+rc=$(gl_run /tmp/s.wait "$scrub" --force --wait)
 note "--wait took $(gl_since "$t0") s"
 waited_clean() {
 	[ "$rc" = 0 ] && [ "$(act "$s0")" = idle ] &&
@@ -118,7 +110,7 @@ r5x_check "--force --wait returns after the check: mismatch_cnt 0 (status $rc, m
 off=$(md_member md0 "${devs[1]}" offset)
 dd if=/dev/urandom of="${devs[1]}" bs=512 seek=$((off + 2048)) count=128 \
 	oflag=direct conv=notrunc status=none
-rc=$(run /tmp/s.bad "$scrub" --force --wait)
+rc=$(gl_run /tmp/s.bad "$scrub" --force --wait)
 mismatch_reported() {
 	[ "$rc" = 1 ] && [ "$(cat "$s0/mismatch_cnt")" -gt 0 ] &&
 		grep -Eq "md0: check ended, mismatch_cnt [1-9]" /tmp/s.bad
@@ -128,7 +120,7 @@ r5x_check "corrupted parity: --wait reports mismatch_cnt $(cat "$s0/mismatch_cnt
 # 9: the 14-day rule lets an array 15 days old through
 if date -s "@$((EPOCHSECONDS + 15 * 86400))" >/dev/null; then
 	moved=1
-	rc=$(run /tmp/s.old "$scrub" --wait)
+	rc=$(gl_run /tmp/s.old "$scrub" --wait)
 	date -s "@$((EPOCHSECONDS - 15 * 86400))" >/dev/null && moved=0
 	old_checked() { grep -q "md0: check started" /tmp/s.old && grep -q "md0: check ended" /tmp/s.old; }
 	r5x_check "an array 15 days old is checked without --force (status $rc)" old_checked
@@ -147,7 +139,7 @@ raid456_untouched() {
 tap_check "the raid456 array was never checked (last_sync_action $(cat "$s1/last_sync_action"), sync_action $(act "$s1"))" raid456_untouched
 
 # 11: a bad option
-rc=$(run /tmp/s.opt "$scrub" --bogus)
+rc=$(gl_run /tmp/s.opt "$scrub" --bogus)
 bad_option() { [ "$rc" = 2 ] && grep -q "unknown option .--bogus" /tmp/s.opt; }
 tap_check "a bad option: exit 2 and a message (status $rc)" bad_option
 

@@ -35,14 +35,6 @@ cleanup() {
 }
 gl_on_exit cleanup
 
-# run OUT CMD...: CMD's stdout and stderr to OUT, its status printed
-run() {
-	local out=$1 rc=0
-	shift
-	"$@" >"$out" 2>&1 || rc=$?
-	sed 's/^/#   /' "$out" >&2
-	echo "$rc"
-}
 # as_udev KNAME: what the rule runs, with the environment 63-md-raid-arrays
 # gives it
 as_udev() {
@@ -63,7 +55,7 @@ uuid0=$(mdadm --detail --export /dev/md0 | sed -n 's/^MD_UUID=//p')
 act0=$(cat "$s0/sync_action")
 
 # 1-2: add, during the initial sync
-rc=$(run /tmp/a.add "$ra" add /dev/md0)
+rc=$(gl_run /tmp/a.add "$ra" add /dev/md0)
 added() {
 	[ "$rc" = 0 ] && [ "$(md_level md0)" = raid5x ] &&
 		grep -q "^$uuid0 /dev/md0" "$RAID5X_ARRAYS"
@@ -83,7 +75,7 @@ r5x_check "initial sync done under raid5x, parity consistent (check: mismatch_cn
 stop_array md0
 assemble_raid456 md0 "${devs[@]:0:4}" || note "stock assemble failed"
 lvl_before=$(md_level md0)
-rc=$(run /tmp/a.udev as_udev md0)
+rc=$(gl_run /tmp/a.udev as_udev md0)
 udev_switched() {
 	[ "$lvl_before" = raid5 ] && [ "$rc" = 0 ] && [ "$(md_level md0)" = raid5x ] &&
 		[ "$(md5 md0)" = "$sum" ] && dmesg | grep -q "raid5x-array: md0: switched to raid5x"
@@ -96,7 +88,7 @@ stop_array md0
 assemble_raid456 md0 "${devs[@]:0:4}" || note "stock assemble failed"
 echo read-auto >"$s0/array_state" || note "cannot make md0 read-auto"
 st_before=$(cat "$s0/array_state")
-rc=$(run /tmp/a.ro as_udev md0)
+rc=$(gl_run /tmp/a.ro as_udev md0)
 ro_switched() {
 	[ "$st_before" = read-auto ] && [ "$rc" = 0 ] && [ "$(md_level md0)" = raid5x ] &&
 		[ "$(cat "$s0/array_state")" = read-auto ] && [ "$(md5 md0)" = "$sum" ]
@@ -104,10 +96,10 @@ ro_switched() {
 r5x_check "a read-auto array ($st_before): 'udev md0' switches it and it is read-auto again (status $rc, $(cat "$s0/array_state")), data intact" ro_switched
 
 # 6-7: md1 is not recorded
-rc=$(run /tmp/a.udev1 as_udev md1)
+rc=$(gl_run /tmp/a.udev1 as_udev md1)
 left_alone() { [ "$rc" = 0 ] && [ "$(md_level md1)" = raid5 ]; }
 tap_check "'udev md1' (not recorded) leaves md1 on raid456 (status $rc)" left_alone
-rc=$(run /tmp/a.check "$ra" check)
+rc=$(gl_run /tmp/a.check "$ra" check)
 check_ok() { [ "$rc" = 0 ] && grep -q "md0: on raid5x" /tmp/a.check && ! grep -q md1 /tmp/a.check; }
 r5x_check "check: md0 on raid5x, md1 not its business (status $rc)" check_ok
 
@@ -118,7 +110,7 @@ unload_modules md-raid5x || note "md-raid5x still loaded"
 ko=$(modinfo -n md-raid5x 2>/dev/null)
 if [ -n "$ko" ]; then mv "$ko" /tmp/md-raid5x.ko.away; else note "md-raid5x.ko not found"; fi
 assemble_raid456 md0 "${devs[@]:0:4}" || note "stock assemble failed"
-rc=$(run /tmp/a.refused as_udev md0)
+rc=$(gl_run /tmp/a.refused as_udev md0)
 refused() {
 	[ "$rc" = 1 ] && [ "$(md_level md0)" = raid5 ] && [ "$(md5 md0)" = "$sum" ] &&
 		grep -q "md0: cannot switch to raid5x: modprobe md-raid5x failed" /tmp/a.refused
@@ -126,15 +118,15 @@ refused() {
 tap_check "module missing: 'udev md0' fails, md0 stays on raid456 with its data (status $rc, level $(md_level md0))" refused
 tap_check "the kernel log says why (journalctl -k sees it)" \
 	sh -c 'dmesg | grep -q "raid5x-array: md0: cannot switch to raid5x: modprobe md-raid5x failed"'
-rc=$(run /tmp/a.check2 "$ra" check)
+rc=$(gl_run /tmp/a.check2 "$ra" check)
 check_fails() { [ "$rc" = 1 ] && grep -q "md0: recorded in .* but running on raid456" /tmp/a.check2; }
 tap_check "check fails, naming md0 (status $rc)" check_fails
 [ -z "$ko" ] || mv /tmp/md-raid5x.ko.away "$ko"
 modprobe md-raid5x || note "modprobe md-raid5x failed"
 
 # 11: remove
-rc=$(run /tmp/a.rm "$ra" remove /dev/md0)
-rc2=$(run /tmp/a.udev2 as_udev md0)
+rc=$(gl_run /tmp/a.rm "$ra" remove /dev/md0)
+rc2=$(gl_run /tmp/a.udev2 as_udev md0)
 removed() {
 	[ "$rc" = 0 ] && [ "$rc2" = 0 ] && ! grep -q "$uuid0" "$RAID5X_ARRAYS" &&
 		[ "$(md_level md0)" = raid5 ]
@@ -143,13 +135,13 @@ tap_check "remove: md0 forgotten, 'udev md0' then leaves it on raid456 (status $
 
 # 12: an `all` line
 echo all >>"$RAID5X_ARRAYS"
-rc=$(run /tmp/a.all as_udev md1)
+rc=$(gl_run /tmp/a.all as_udev md1)
 all_line() { [ "$rc" = 0 ] && [ "$(md_level md1)" = raid5x ]; }
 r5x_check "an 'all' line: 'udev md1' switches md1 (status $rc, level $(md_level md1))" all_line
 
 # 13: bad usage
-rc=$(run /tmp/a.bad "$ra" frobnicate)
-rc2=$(run /tmp/a.bad2 "$ra" add)
+rc=$(gl_run /tmp/a.bad "$ra" frobnicate)
+rc2=$(gl_run /tmp/a.bad2 "$ra" add)
 bad_usage() { [ "$rc" = 2 ] && [ "$rc2" = 2 ] && grep -q "unknown command" /tmp/a.bad; }
 tap_check "an unknown command and add without an array exit 2 (status $rc, $rc2)" bad_usage
 

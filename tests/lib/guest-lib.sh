@@ -161,6 +161,16 @@ tap_check() {
 	note "took $(gl_since "$t0") s"
 }
 
+# gl_run OUT CMD...: CMD's stdout and stderr to OUT (and to stderr, as
+# notes), its exit status printed: rc=$(gl_run /tmp/x.out cmd args)
+gl_run() {
+	local out=$1 rc=0
+	shift
+	"$@" >"$out" 2>&1 || rc=$?
+	sed 's/^/#   /' "$out" >&2
+	echo "$rc"
+}
+
 # gl_since T0: seconds since $EPOCHREALTIME value T0, one decimal.
 gl_since() {
 	awk -v a="$1" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }'
