@@ -14,19 +14,21 @@
 # .ko moved away, as for a module not built for this kernel) `udev md0`
 # fails, md0 stays on raid456 with its data,
 # the kernel log says why, `check` fails naming md0; `remove` forgets it;
-# an `all` line switches md1; bad usage exits 2. Fails before
+# an `all` line switches md1, but not md2 while it reshapes on raid456
+# (README's way round for --raid-devices: left alone, not frozen); bad
+# usage exits 2. Fails before
 # scripts/raid5x-array existed (the program is missing).
 # timeout: 600
 # guest-args: --file scripts/raid5x-array:/usr/sbin/raid5x-array
 # shellcheck source=../lib/guest-lib.sh
 . /lib/guest-lib.sh
 
-tap_plan 13
+tap_plan 14
 load_md
 ra=/usr/sbin/raid5x-array
 export RAID5X_ARRAYS=/tmp/r5x/arrays
 [ -x "$ra" ] || chmod +x "$ra" 2>/dev/null || note "$ra is missing"
-read -r -a devs <<<"$(make_members 8 "$(gl_scaled 32 16)")"
+read -r -a devs <<<"$(make_members 12 "$(gl_scaled 32 16)")"
 s0=$(md_sys md0)
 ko=""
 cleanup() {
@@ -139,7 +141,27 @@ rc=$(gl_run /tmp/a.all as_udev md1)
 all_line() { [ "$rc" = 0 ] && [ "$(md_level md1)" = raid5x ]; }
 r5x_check "an 'all' line: 'udev md1' switches md1 (status $rc, level $(md_level md1))" all_line
 
-# 13: bad usage
+# 13: a reshape on raid456 (README's way round for --raid-devices) is
+# left alone: not frozen, not switched
+mdadm --create /dev/md2 --run --quiet --level=5 --metadata=1.2 --bitmap=none \
+	--assume-clean --chunk=64 --raid-devices=3 "${devs[@]:8:3}" || note "mdadm --create md2 failed"
+s2=$(md_sys md2)
+echo 500 >"$s2/sync_speed_max"
+mdadm /dev/md2 --add "${devs[11]}" >/dev/null 2>&1 || note "cannot add a spare to md2"
+mdadm --grow /dev/md2 --raid-devices=4 >/tmp/a.grow 2>&1 || note "mdadm --grow md2: $(cat /tmp/a.grow)"
+gl_nap 1
+act2=$(cat "$s2/sync_action")
+rc=$(gl_run /tmp/a.reshape as_udev md2)
+reshape_left() {
+	[ "$act2" = reshape ] && [ "$rc" = 1 ] && [ "$(md_level md2)" = raid5 ] &&
+		[ "$(cat "$s2/sync_action")" = reshape ] && grep -q "md2: a reshape is in progress" /tmp/a.reshape
+}
+tap_check "an 'all' line and md2 reshaping on raid456 ($act2): 'udev md2' leaves it, reshape going on (status $rc, $(cat "$s2/sync_action"))" reshape_left
+echo 200000 >"$s2/sync_speed_max"
+wait_idle md2 300 >/dev/null
+stop_array md2
+
+# 14: bad usage
 rc=$(gl_run /tmp/a.bad "$ra" frobnicate)
 rc2=$(gl_run /tmp/a.bad2 "$ra" add)
 bad_usage() { [ "$rc" = 2 ] && [ "$rc2" = 2 ] && grep -q "unknown command" /tmp/a.bad; }
