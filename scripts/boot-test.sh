@@ -56,6 +56,8 @@ set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 top=$(cd "$here/.." && pwd)
+# shellcheck source-path=SCRIPTDIR source=debroot.sh
+. "$here/debroot.sh"
 mirror=${RAID5X_MIRROR:-http://deb.debian.org/debian}
 secmirror=${RAID5X_SECURITY_MIRROR:-http://deb.debian.org/debian-security}
 export LC_ALL=C
@@ -135,16 +137,11 @@ t_root=$SECONDS
 if [ ! -e "$root/.bt-debootstrap" ]; then
 	say "debootstrap $release into $root (log $cache/debootstrap.log)"
 	rm -rf "$root"
-	mkdir -p "$root"
-	# bookworm's debootstrap has no forky script: sid's serves every suite
-	debootstrap --variant=minbase \
-		--include=systemd-sysv,udev,kmod,e2fsprogs,initramfs-tools,zstd,procps \
-		"$release" "$root" "$mirror" /usr/share/debootstrap/scripts/sid \
-		>"$cache/debootstrap.log" 2>&1 ||
+	debroot_make "$release" "$root" "$cache/debootstrap.log" \
+		systemd-sysv,udev,kmod,e2fsprogs,initramfs-tools,zstd,procps ||
 		die "debootstrap failed: see $cache/debootstrap.log"
 	printf 'deb %s %s main\n' "$mirror" "$release" >"$root/etc/apt/sources.list"
-	echo 'Acquire::Check-Valid-Until "false";' >"$root/etc/apt/apt.conf.d/99raid5x"
-	cp -L /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null || true
+	debroot_apt_options "$root"
 	# no daemons started by package scripts in the chroot
 	printf '#!/bin/sh\nexit 101\n' >"$root/usr/sbin/policy-rc.d"
 	chmod 755 "$root/usr/sbin/policy-rc.d"

@@ -55,6 +55,8 @@ set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 top=$(cd "$here/.." && pwd)
+# shellcheck source-path=SCRIPTDIR source=debroot.sh
+. "$here/debroot.sh"
 cache=${RAID5X_ROOTS:-/var/cache/raid5x/roots}
 mirror=${RAID5X_MIRROR:-http://deb.debian.org/debian}
 secmirror=${RAID5X_SECURITY_MIRROR:-http://deb.debian.org/debian-security}
@@ -145,10 +147,7 @@ write_apt_config() {
 		printf 'deb %s bookworm main\ndeb %s bookworm-updates main\ndeb %s bookworm-security main\ndeb %s bookworm-backports main\n' \
 			"$mirror" "$mirror" "$secmirror" "$mirror" ;;
 	esac >"$r/etc/apt/sources.list"
-	# a snapshot mirror serves InRelease files past their Valid-Until
-	# (forky's is expired there); the signatures are still checked
-	echo 'Acquire::Check-Valid-Until "false";' >"$r/etc/apt/apt.conf.d/99raid5x"
-	cp -L /etc/resolv.conf "$r/etc/resolv.conf" 2>/dev/null || true
+	debroot_apt_options "$r"
 }
 
 # root_dir SUITE: where its root lives
@@ -181,10 +180,7 @@ make_root() {
 	mkdir -p "$new"
 	t0=$SECONDS
 	say "debootstrap $dsuite into $new (minbase; a few minutes)"
-	# bookworm's debootstrap has no forky script: sid's serves every suite
-	debootstrap --variant=minbase --include=make,xz-utils,kmod,dwarves \
-		"$dsuite" "$new" "$mirror" /usr/share/debootstrap/scripts/sid \
-		>"$cache/$s.debootstrap.log" 2>&1 ||
+	debroot_make "$dsuite" "$new" "$cache/$s.debootstrap.log" make,xz-utils,kmod,dwarves ||
 		die "debootstrap $dsuite failed: see $cache/$s.debootstrap.log"
 	write_apt_config "$new" "$s"
 	in_root "$new" apt-get update -q >&2 || die "apt-get update in the $s root failed"
