@@ -51,6 +51,8 @@ set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 top=$(cd "$here/.." && pwd)
+# shellcheck source-path=SCRIPTDIR source=debroot.sh
+. "$here/debroot.sh"
 cache=${BOOTTEST_CACHE:-/var/cache/raid5x/boot-test-claim}
 mirror=${RAID5X_MIRROR:-http://deb.debian.org/debian}
 secmirror=${RAID5X_SECURITY_MIRROR:-http://deb.debian.org/debian-security}
@@ -99,16 +101,7 @@ flock 9
 
 # in_root CMD...: CMD in the root, in a private mount namespace with /proc,
 # /sys and /dev mounted (gone with the namespace, whatever happens)
-in_root() {
-	# shellcheck disable=SC2016 # expanded by the inner shell
-	unshare -m --propagation private -- /bin/sh -c '
-		r=$1; shift
-		mount -t proc proc "$r/proc" &&
-		mount -t sysfs sysfs "$r/sys" &&
-		mount --rbind /dev "$r/dev" &&
-		exec chroot "$r" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
-			HOME=/root LC_ALL=C DEBIAN_FRONTEND=noninteractive "$@"' sh "$root" "$@"
-}
+in_root() { debroot_in "$root" "$@"; }
 
 # ---- 1. the root ----------------------------------------------------------
 t_root=$SECONDS

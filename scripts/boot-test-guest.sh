@@ -52,6 +52,10 @@ level() { cat "$S/level" 2>/dev/null; }
 on_raid5x() { [ "$(level)" = raid5x ] && [ -d "$S/raid5x_stats" ]; }
 on_raid456() { [ "$(level)" = raid5 ] && [ ! -d "$S/raid5x_stats" ] && [ -e "$S/stripe_cache_size" ]; }
 idle() { [ "$(cat "$S/sync_action")" = idle ]; }
+# settled_on_raid5x: the sync md started has ended (15 min at most) and
+# the array is still on raid5x
+settled_on_raid5x() { wait_for 900 idle && [ "$(level)" = raid5x ]; }
+rebuilt_on_raid5x() { settled_on_raid5x && [ "$(cat "$S/degraded")" = 0 ]; }
 md_check0() {
 	wait_for 600 idle || return 1
 	echo check >"$S/sync_action" || return 1
@@ -161,7 +165,7 @@ grow)
 	check "mdadm --grow --size=max on raid5x: component size $cs0 -> $cs1 KiB" \
 		test "$cs1" -gt "$cs0"
 	check "the new region resynced under raid5x (sync ends, still raid5x)" \
-		bash -c "$(declare -f wait_for idle); S=$S; wait_for 900 idle && [ \"\$(cat $S/level)\" = raid5x ]"
+		settled_on_raid5x
 	check "after the grow: check mismatch_cnt 0" md_check0
 	check "after the grow: the 32 MiB file reads back" data_ok
 	show resize2fs "/dev/$md"
@@ -198,7 +202,7 @@ grow)
 	show mdadm "/dev/$md" --add /dev/vde
 	sleep 2
 	check "the member rebuilds under raid5x" \
-		bash -c "$(declare -f wait_for idle); S=$S; wait_for 900 idle && [ \"\$(cat $S/degraded)\" = 0 ] && [ \"\$(cat $S/level)\" = raid5x ]"
+		rebuilt_on_raid5x
 	check "after the rebuild: check mismatch_cnt 0" md_check0
 	check "after the rebuild: the 32 MiB file reads back" data_ok
 	umount /mnt

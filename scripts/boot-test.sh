@@ -116,16 +116,7 @@ flock 9
 
 # in_root CMD...: CMD in the root, in a private mount namespace with /proc,
 # /sys and /dev mounted (gone with the namespace, whatever happens)
-in_root() {
-	# shellcheck disable=SC2016 # expanded by the inner shell
-	unshare -m --propagation private -- /bin/sh -c '
-		r=$1; shift
-		mount -t proc proc "$r/proc" &&
-		mount -t sysfs sysfs "$r/sys" &&
-		mount --rbind /dev "$r/dev" &&
-		exec chroot "$r" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
-			HOME=/root LC_ALL=C DEBIAN_FRONTEND=noninteractive "$@"' sh "$root" "$@"
-}
+in_root() { debroot_in "$root" "$@"; }
 newest_kernel() {
 	find "$root/lib/modules" -mindepth 1 -maxdepth 1 -name "$kglob" -printf '%f\n' |
 		sort -V | tail -n 1
