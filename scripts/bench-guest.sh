@@ -14,7 +14,15 @@
 #                          raid5x+NAME=VAL[+NAME=VAL...]: raid5x with
 #                          md-raid5x reloaded with those module parameters
 #                          (rmmod, modprobe; plain raid5x reloads it without
-#                          them), e.g. raid5x,raid5x+claim_raid5=1
+#                          them), e.g. raid5x,raid5x+claim_raid5=1;
+#                          raid456+sys.NAME=VAL[+...]: raid456 with its
+#                          md/NAME set (read back); raid456u: raid456t with
+#                          md/skip_copy 1 (unsafe with O_DIRECT: fio's
+#                          buffer is the page md writes and parity was
+#                          computed from, so a buffer changed in flight
+#                          leaves parity stale). Any RAID5 name may end in
+#                          @bm or @bmCHUNK: that array with an internal
+#                          bitmap (bitmap= below), e.g. raid5x@bm4M
 #   io=MB                  bytes per sequential job (128); random jobs do
 #                          io/4, the ext4 job copies a tree of ~0.9*io MB
 #                          into a file system of 3*io MB
@@ -46,16 +54,21 @@
 #   (256) hunt_runtime=S (3) hunt_reps=N (2) hunt_cells=RW:BS:QD,...
 #                          (RW seq|rand, BS like 4k/64k/1m or fs = one full
 #                          stripe, QD the libaio depth)
+#   bitmap=none|bm|bmCHUNK  an internal write-intent bitmap on every RAID5
+#                          array whose name has no @ part (below): bm =
+#                          mdadm's default bitmap chunk, bm4M = a 4 MiB
+#                          chunk (none)
 #   hunt_arrays=raid456,raid5x  the hunt's contestants (raid456, raid456t,
 #                          raid5x; raid5x among them), all alive at once as
 #                          md0, md1, ... in this order
 #
 # Every suite run uses FRESH members (sparse files on tmpfs, loop devices)
 # and a fresh array: raid456 = mdadm --level=5 (left-symmetric, v1.2, no
-# bitmap, --assume-clean); raid456t = the same, then raid456 at its best
-# tuning: TUNED456 below (md/stripe_cache_size 4096, md/skip_copy 1,
-# md/group_thread_cnt 2) written and read back, a failed write or a value
-# that does not read back fails the run's setup; raid5x = the same as
+# bitmap unless @bm, --assume-clean); raid456t = the same, then raid456 at
+# its best safe tuning: TUNED456 below (md/stripe_cache_size 4096,
+# md/skip_copy 0, md/group_thread_cnt 2) written and read back, a failed
+# write or a value that does not read back fails the run's setup; raid456u
+# the same with md/skip_copy 1 (UNTUNED456's, unsafe); raid5x = the same as
 # raid456, then "raid5x" > md/level; raid0 = mdadm --level=0 over members-1
 # devices (the same data capacity, no parity: the ceiling). A run's numbers
 # count only if the data check passed: fio verify_only replay of the
@@ -74,7 +87,7 @@
 # shellcheck source=../tests/lib/guest-lib.sh
 . /lib/guest-lib.sh
 
-mode=suite members=4 chunk=512 size=400 reps=3 jobs=all
+mode=suite members=4 chunk=512 size=400 reps=3 jobs=all bitmap=none
 arrays=raid456,raid456t,raid5x,raid0 io=128 region=256 check=raid5x dirty=64 tune=""
 profile=0 locks=0 perf_hz=499 member_delay=0
 hunt_members=3,4,6 hunt_chunks=64,512 hunt_size=160 hunt_region=256
@@ -85,7 +98,7 @@ all_jobs=seq-write-2M-buffered,seq-write-fullstripe,seq-write-1M,seq-write-64K,s
 for a in "$@"; do
 	k=${a%%=*} v=${a#*=}
 	case $k in
-	mode | members | chunk | size | reps | jobs | arrays | io | region | check | dirty | tune | profile | locks | member_delay | \
+	mode | members | chunk | size | reps | jobs | arrays | io | region | check | dirty | tune | profile | locks | member_delay | bitmap | \
 		hunt_members | hunt_chunks | hunt_size | hunt_region | hunt_runtime | hunt_reps | hunt_cells | \
 		hunt_arrays)
 		printf -v "$k" '%s' "$v" ;;
@@ -219,15 +232,31 @@ ARR_DM=()       # their dm-delay devices (ARR_DELAY), the array's members
 ARR_DELAY=0     # setup_array puts members behind dm-delay: R[:W] ms
 ARR_MEMDIR=""   # their backing files
 ARR_ERR=""      # why setup failed
-# raid456t: raid456 at its best tuning, md/NAME:VALUE written in this order
-# after mdadm --create (tune= does not change them: raid456t is the fixed
-# reference "raid456 at its best tuning")
-TUNED456=stripe_cache_size:4096,skip_copy:1,group_thread_cnt:2
-T456_SAID=0     # the read-back of TUNED456 was sent as a progress line
+# raid456t: raid456 at its best safe tuning, md/NAME:VALUE written in this
+# order after mdadm --create (tune= does not change them: raid456t is the
+# fixed reference "raid456 at its best safe tuning"); raid456u: the same
+# with skip_copy 1, which is not safe for O_DIRECT writers
+TUNED456=stripe_cache_size:4096,skip_copy:0,group_thread_cnt:2
+UNSAFE456=stripe_cache_size:4096,skip_copy:1,group_thread_cnt:2
+# array_bitmap KIND: the GL_BITMAP and GL_BITMAP_CHUNK words for KIND's
+# @bm[CHUNK] part, or bitmap= when it has none ("none" and "")
+array_bitmap() {
+	local b=$bitmap
+	[[ $1 == *@* ]] && b=${1#*@}
+	case $b in
+	none) echo "none " ;;
+	bm) echo "internal " ;;
+	bm[0-9]*) echo "internal ${b#bm}" ;;
+	*) return 1 ;;
+	esac
+}
 # setup_array KIND MD N CHUNK_KB SIZE_MB: fresh members + array; sets ARR_*.
+# KIND: raid456, raid456t, raid456u, raid5x, raid0, with +NAME=VAL parts
+# and an @bm[CHUNK] part (see arrays= above)
 setup_array() {
-	local kind=$1 md=$2 n=$3 ck=$4 sz=$5 devs nd t
+	local kind=${1%%@*} md=$2 n=$3 ck=$4 sz=$5 devs nd t bm
 	ARR_MEMDIR=/tmp/members-$md ARR_ERR="" ARR_DEVS=()
+	bm=$(array_bitmap "$1") || { ARR_ERR="bad bitmap in $1 (bm or bmCHUNK, e.g. bm4M)"; return 1; }
 	rm -rf "$ARR_MEMDIR"
 	nd=$n
 	[ "$kind" = raid0 ] && nd=$((n - 1))
@@ -252,15 +281,21 @@ setup_array() {
 	fi
 	r5x_load_for "$kind" || return 1
 	case ${kind%%+*} in
-	raid456 | raid456t | raid5x)
-		create_raid5 "$md" "$n" "$ck" left-symmetric "${mem[@]}" ||
+	raid456 | raid456t | raid456u | raid5x)
+		GL_BITMAP=${bm% *} GL_BITMAP_CHUNK=${bm#* } \
+			create_raid5 "$md" "$n" "$ck" left-symmetric "${mem[@]}" ||
 			{ ARR_ERR="mdadm --create level 5 failed"; return 1; }
+		if [ "${bm% *}" = internal ]; then
+			[ "$(cat "$(md_sys "$md")/bitmap/location" 2>/dev/null)" != none ] ||
+				{ ARR_ERR="$1: no bitmap after mdadm --create --bitmap=internal"; return 1; }
+		fi
 		if [ "${kind%%+*}" = raid5x ]; then
 			to_raid5x "$md" || { ARR_ERR="takeover to raid5x failed"; return 1; }
 		fi
-		if [ "$kind" = raid456t ]; then
-			tune_456t "$md" || return 1
-		fi
+		case $kind in
+		raid456t) tune_456t "$md" raid456t "$TUNED456" || return 1 ;;
+		raid456u) tune_456t "$md" raid456u "$UNSAFE456" || return 1 ;;
+		esac
 		;;
 	raid0)
 		mdadm --create "/dev/$md" --run --quiet --level=0 --metadata=1.2 \
@@ -309,27 +344,28 @@ r5x_load_for() {
 	done
 	echo "bench-guest: md-raid5x reloaded${want:+ with ${args[*]}}: $(modparams_json)"
 }
-# tune_456t MD: TUNED456 on MD, each value read back; fails with ARR_ERR.
-# Prints the values read back (the console log), the first time also as a
-# progress line.
+# tune_456t MD KIND SETTINGS: SETTINGS (NAME:VAL,...) on MD, each value
+# read back; fails with ARR_ERR. Prints the values read back (the console
+# log), the first time per KIND also as a progress line.
+T456_SAID=" "
 tune_456t() {
-	local md=$1 sys item name val got rb=""
+	local md=$1 k=$2 sys item name val got rb=""
 	sys=$(md_sys "$md")
-	for item in ${TUNED456//,/ }; do
+	for item in ${3//,/ }; do
 		name=${item%%:*} val=${item#*:}
 		[ -e "$sys/$name" ] ||
-			{ ARR_ERR="raid456t: $md has no md/$name (level $(md_level "$md"))"; return 1; }
+			{ ARR_ERR="$k: $md has no md/$name (level $(md_level "$md"))"; return 1; }
 		sysfs_write "$sys/$name" "$val" ||
-			{ ARR_ERR="raid456t: writing $val to md/$name of $md failed"; return 1; }
+			{ ARR_ERR="$k: writing $val to md/$name of $md failed"; return 1; }
 		got=$(cat "$sys/$name" 2>/dev/null) || got="(unreadable)"
 		[ "$got" = "$val" ] ||
-			{ ARR_ERR="raid456t: md/$name of $md reads '$got' after writing $val"; return 1; }
+			{ ARR_ERR="$k: md/$name of $md reads '$got' after writing $val"; return 1; }
 		rb+=" $name=$got"
 	done
-	echo "bench-guest: raid456t $md read back:$rb"
-	if [ "$T456_SAID" = 0 ]; then
-		say "raid456t settings read back on $md:$rb"
-		T456_SAID=1
+	echo "bench-guest: $k $md read back:$rb"
+	if [[ $T456_SAID != *" $k "* ]]; then
+		say "$k settings read back on $md:$rb"
+		T456_SAID+="$k "
 	fi
 }
 # apply_tune KIND MD: tune=NAME:VAL,... on raid5x (stripe_cache_size on
@@ -337,9 +373,10 @@ tune_456t() {
 apply_tune() {
 	local kind=$1 md=$2 item name val sys got items=()
 	sys=$(md_sys "$md")
-	# raid5x+sys.NAME=VAL: this variant's md/NAME, read back
-	if [[ $kind == raid5x+* ]]; then
-		IFS=+ read -r -a items <<<"${kind#raid5x+}"
+	# raid5x+sys.NAME=VAL, raid456+sys.NAME=VAL: this variant's md/NAME,
+	# read back
+	if [[ $kind == raid5x+* || $kind == raid456+* ]]; then
+		IFS=+ read -r -a items <<<"${kind#*+}"
 		for item in "${items[@]}"; do
 			[[ $item == sys.* ]] || continue
 			item=${item#sys.}
@@ -797,7 +834,7 @@ verify_job() {
 		detail=$(fio_verify_pass "$W/verify.fio") || data=fail
 		;;
 	esac
-	if [ "$kind" != raid0 ] && { [ "$check" = all ] || { [ "$check" = raid5x ] && [ "${kind%%+*}" = raid5x ]; }; }; then
+	if [ "$kind" != raid0 ] && { [ "$check" = all ] || { [ "$check" = raid5x ] && [ "${kind%%[+@]*}" = raid5x ]; }; }; then
 		if pc=$(parity_check "$md" "$(job_region "$job")"); then
 			mm=${pc% *}
 			if [ "$mm" = 0 ]; then parity=ok; else parity=fail; fi
@@ -856,7 +893,7 @@ run_suite() {
 					[ "$EXT4_MB" -le $((ARR_BYTES * 9 / 10 / 1048576)) ] ||
 						EXT4_MB=$((ARR_BYTES * 9 / 10 / 1048576))
 					lvl=$(md_level md0) tun=$(tunables_json md0) qlim=$(queue_json md0) mpar=null
-					[ "${kind%%+*}" != raid5x ] || mpar=$(modparams_json)
+					[ "${kind%%[+@]*}" != raid5x ] || mpar=$(modparams_json)
 					if run_job "$job" "$kind" md0; then
 						verify_job "$job" "$kind" md0
 					else
@@ -902,7 +939,7 @@ hunt_opts() {
 }
 
 run_hunt() {
-	local ma ca cells ha n m c cell rw bs qd fsb bsb reg total idx=0 rep k kind md
+	local ma ca cells ha n m c cell ci rw bs qd fsb bsb reg total idx=0 rep k kind md
 	local bytes geo lvl out jf pc mm t0 cj i
 	local -a hdevs=() hdir=()
 	IFS=, read -r -a ma <<<"$hunt_members"
@@ -931,13 +968,15 @@ run_hunt() {
 			[ "$reg" -le $((bytes * 9 / 10)) ] || reg=$((bytes * 9 / 10))
 			reg=$(roundown "$reg" "$fsb")
 			for ((rep = 1; rep <= hunt_reps; rep++)); do
-				for cell in "${cells[@]}"; do
+				for ci in "${!cells[@]}"; do
+					cell=${cells[$ci]}
 					IFS=: read -r rw bs qd <<<"$cell"
 					if [ "$bs" = fs ]; then bsb=$fsb; else bsb=$bs; fi
 					for ((k = 0; k < n; k++)); do
-						# idx is a multiple of n at a cell's start: each
-						# array once per cell, the first one rotating
-						i=$(((k + rep + idx / n) % n))
+						# each array once per cell; the first one
+						# rotates from cell to cell and, for a cell,
+						# from rep to rep (also with a single cell)
+						i=$(((k + rep + ci) % n))
 						kind=${ha[$i]} md=md$i
 						idx=$((idx + 1))
 						read -r -a ARR_DEVS <<<"${hdevs[$i]}"
@@ -1019,6 +1058,7 @@ emit_record "$(jkv type header mode "$mode" kernel "$(uname -r)" uname "$(uname 
 	hunt_members "$hunt_members" hunt_chunks "$hunt_chunks" hunt_size_mb "$hunt_size" \
 	hunt_region_mb "$hunt_region" hunt_runtime_s "$hunt_runtime" hunt_reps "$hunt_reps" \
 	hunt_cells "$hunt_cells" hunt_arrays "$hunt_arrays" tuned456 "$TUNED456" \
+	unsafe456 "$UNSAFE456" bitmap "$bitmap" \
 	profile "$profile" locks "$locks" perf_hz "$perf_hz" member_delay "$member_delay")"
 raid5x_available || { say "ERROR: md-raid5x is not available in the guest"; exit 1; }
 # the self-test covers raid456t too when this boot runs it

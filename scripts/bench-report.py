@@ -26,9 +26,13 @@ import sys
 MIB = 1048576.0
 SECTOR = 512
 KERNEL_TS = re.compile(r"^\[ *\d+\.\d+\]")
-ARRAY_ORDER = ["raid456", "raid456t", "raid5x", "raid0"]
+ARRAY_ORDER = ["raid456", "raid456t", "raid456u", "raid5x", "raid0"]
 # raid5x / BASE ratio columns: (column title, BASE)
-RATIO_COLS = [("x/456", "raid456"), ("x/456t", "raid456t"), ("x/r0", "raid0")]
+RATIO_COLS = [("x/456", "raid456"), ("x/456t", "raid456t"), ("x/456u", "raid456u"),
+              ("x/r0", "raid0")]
+# the best safe raid456 of a job (every raid456 kind of the group but the
+# unsafe raid456u), a column of its own: BEST + the @ group
+BEST = "456best"
 SUITE_JOBS = [
     "seq-write-2M-buffered", "seq-write-fullstripe", "seq-write-1M",
     "seq-write-64K", "seq-write-100K", "rand-write-4K", "rand-rw-70-30-4K",
@@ -172,29 +176,84 @@ def fmt_range(vals):
     return "%s (%s-%s)" % (fmt(median(vals)), fmt(min(vals)), fmt(max(vals)))
 
 
+def split_group(a):
+    """(name, group): raid5x@bm4M -> ("raid5x", "@bm4M"); no @: group ""."""
+    name, _, g = a.partition("@")
+    return name, "@" + g if g else ""
+
+
+def kind_of(a):
+    """raid456+sys.x=1@bm -> raid456"""
+    return split_group(a)[0].split("+", 1)[0]
+
+
 def sort_arrays(names):
-    """ARRAY_ORDER; a variant raid5x+NAME=VAL after raid5x."""
+    """By @ group (none first), then ARRAY_ORDER; a variant NAME+... after
+    NAME."""
     def key(a):
-        base = a.split("+", 1)[0]
-        return (ARRAY_ORDER.index(base) if base in ARRAY_ORDER else 99, a != base, a)
+        name, g = split_group(a)
+        base = name.split("+", 1)[0]
+        return (g != "", g, ARRAY_ORDER.index(base) if base in ARRAY_ORDER else 99,
+                name != base, name)
     return sorted(names, key=key)
+
+
+def groups_of(arrays):
+    """The @ groups, in report order ("" first)."""
+    out = []
+    for a in sort_arrays(arrays):
+        g = split_group(a)[1]
+        if g not in out:
+            out.append(g)
+    return out
 
 
 def raid5x_kinds(arrays):
     """raid5x and its variants (raid5x+NAME=VAL: md-raid5x loaded with
     those module parameters), in report order."""
-    return [a for a in sort_arrays(arrays) if a.split("+", 1)[0] == "raid5x"]
+    return [a for a in sort_arrays(arrays) if kind_of(a) == "raid5x"]
+
+
+def safe456(arrays, g):
+    """The safe raid456 kinds of group g (raid456, raid456t, raid456+sys.*;
+    not raid456u or any with skip_copy=1)."""
+    return [a for a in sort_arrays(arrays) if split_group(a)[1] == g
+            and kind_of(a) in ("raid456", "raid456t") and "skip_copy=1" not in a]
 
 
 def ratio_cols(arrays):
-    """The ratio columns (title, numerator, base): raid5x / each base of
-    RATIO_COLS, and each raid5x variant / raid456 and / raid5x."""
-    cols = [(t, "raid5x", b) for t, b in RATIO_COLS if "raid5x" in arrays and b in arrays]
-    for v in raid5x_kinds(arrays)[1:] if "raid5x" in arrays else raid5x_kinds(arrays):
-        short = v.replace("raid5x", "x", 1)
-        cols += [(short + "/456", v, "raid456")] if "raid456" in arrays else []
-        cols += [(short + "/x", v, "raid5x")] if "raid5x" in arrays else []
+    """The ratio columns (title, numerator, base) of each @ group: raid5x /
+    each base of RATIO_COLS, / the best safe raid456 when two or more ran,
+    each raid5x variant / raid456 and / raid5x; and for a bitmap group the
+    bitmap's cost: raid5x@g / raid5x and raid456@g / raid456."""
+    cols = []
+    for g in groups_of(arrays):
+        x = "raid5x" + g
+        cols += [(t + g, x, b + g) for t, b in RATIO_COLS if x in arrays and b + g in arrays]
+        if x in arrays and len(safe456(arrays, g)) >= 2:
+            cols.append(("x/" + BEST + g, x, BEST + g))
+        vs = [v for v in raid5x_kinds(arrays) if split_group(v)[1] == g and v != x]
+        for v in vs:
+            short = split_group(v)[0].replace("raid5x", "x", 1) + g
+            cols += [(short + "/456", v, "raid456" + g)] if "raid456" + g in arrays else []
+            cols += [(short + "/x", v, x)] if x in arrays else []
+        if g:
+            cols += [("x%s/x" % g, x, "raid5x")] if x in arrays and "raid5x" in arrays else []
+            cols += [("456%s/456" % g, "raid456" + g, "raid456")] \
+                if "raid456" + g in arrays and "raid456" in arrays else []
     return cols
+
+
+def best_safe(per, arrays):
+    """{BEST+g: (median, array)} for each group with two or more safe raid456
+    kinds: the one with the highest median in this job."""
+    out = {}
+    for g in groups_of(arrays):
+        cands = [(per[a]["mibs_median"], a) for a in safe456(arrays, g)
+                 if a in per and per[a]["mibs_median"] is not None]
+        if len(safe456(arrays, g)) >= 2 and cands:
+            out[BEST + g] = max(cands)
+    return out
 
 
 def aggregate(runs):
@@ -257,14 +316,35 @@ def ratio(a, b):
 
 
 def tuned_note(header, arrays):
-    """The sentence that says what raid456t is, when it ran."""
-    if "raid456t" not in arrays:
+    """The sentences that say what raid456t and raid456u are, when they ran."""
+    kinds = {kind_of(a) for a in arrays}
+    out = ""
+    if "raid456t" in kinds:
+        t = header.get("tuned456") or "stripe_cache_size:4096,skip_copy:1,group_thread_cnt:2"
+        out += (" raid456t = raid456 %s: md/%s written after creation and read "
+                "back (Settings below); x/456t = raid5x%s / raid456t."
+                % ("at its best tuning" if "skip_copy:1" in t else "at a safe tuning",
+                   ", md/".join(kv.replace(":", " ") for kv in t.split(",")),
+                   "" if header.get("tune") else " at its defaults"))
+    if "raid456u" in kinds:
+        u = header.get("unsafe456") or "stripe_cache_size:4096,skip_copy:1,group_thread_cnt:2"
+        out += (" raid456u = raid456 with md/%s: UNSAFE for O_DIRECT writers (with skip_copy "
+                "md writes the writer's own page and computes parity from it; a page the "
+                "program changes in flight leaves parity that no longer matches the data), "
+                "shown for reference, not a bar." % ", md/".join(kv.replace(":", " ")
+                                                         for kv in u.split(",")))
+    return out
+
+
+def group_note(arrays):
+    """What the @ groups are, when any ran."""
+    gs = [g for g in groups_of(arrays) if g]
+    if not gs:
         return ""
-    t = header.get("tuned456") or "stripe_cache_size:4096,skip_copy:1,group_thread_cnt:2"
-    return (" raid456t = raid456 at its best tuning: md/%s written after creation and read "
-            "back (Settings below); x/456t = raid5x%s / raid456t."
-            % (", md/".join(kv.replace(":", " ") for kv in t.split(",")),
-               "" if header.get("tune") else " at its defaults"))
+    return (" NAME@bm: an internal write-intent bitmap with mdadm's default chunk, "
+            "@bmSIZE: with a SIZE bitmap chunk; each @ group's ratios compare arrays "
+            "of that group, and x@g/x and 456@g/456 are the bitmap's cost (with / without: "
+            "1.00 = no cost).")
 
 
 def suite_report(recs, meta, outdir):
@@ -285,12 +365,16 @@ def suite_report(recs, meta, outdir):
                     geo.get("members", "?"), geo.get("chunk_kb", "?"), geo.get("member_mb", "?"),
                     header.get("reps", "?"),
                     "" if delay == "0" else ", members behind dm-delay (read:write ms %s%s)"
-                    % (delay, "" if ":" in delay else ":0")))
+                    % (delay, "" if ":" in delay else ":0"))
+                 + ("" if (header.get("bitmap") or "none") == "none" else
+                    ", internal bitmap (%s) on every RAID5 array without an @ part"
+                    % ("mdadm's default chunk" if header["bitmap"] == "bm"
+                       else header["bitmap"][2:] + " chunk")))
     lines.append("")
     lines.append("MiB/s: median (min-max) of verified runs; ratios of medians; p99 = fio "
                  "completion latency (write, or read for read jobs; read/write for the mix); "
                  "member MiB = sectors read/written summed over the array's loop devices "
-                 "(median per run).%s" % tuned_note(header, arrays))
+                 "(median per run).%s%s" % (tuned_note(header, arrays), group_note(arrays)))
     lines.append("")
     cols = ["job"] + ["%s MiB/s" % a for a in arrays]
     rcols = ratio_cols(arrays)
@@ -306,6 +390,7 @@ def suite_report(recs, meta, outdir):
             s = per.get(a)
             row.append(fmt_range(s["mibs"]) if s else "-")
         med = {a: per[a]["mibs_median"] if a in per else None for a in arrays}
+        med.update({k: v[0] for k, v in best_safe(per, arrays).items()})
         for _, x, b in rcols:
             row.append(fmt(ratio(med.get(x), med.get(b)), 2))
 
@@ -321,6 +406,16 @@ def suite_report(recs, meta, outdir):
         row.append(" / ".join(fmt(per[a]["member_write_mib"]) if a in per else "-" for a in arrays))
         lines.append("| " + " | ".join(row) + " |")
     lines.append("")
+    best_rows = [(j, best_safe(summary[j], arrays)) for j in jobs]
+    if any(b for _, b in best_rows):
+        lines.append("Best safe raid456 per job (" + BEST + ": the highest median of "
+                     + ", ".join(sorted({a for g in groups_of(arrays) for a in safe456(arrays, g)}))
+                     + "):")
+        lines.append("")
+        for j, b in best_rows:
+            lines.append("- %s: %s" % (j, "; ".join("%s %s MiB/s (%s)" % (k, fmt(v[0]), v[1])
+                                                   for k, v in sorted(b.items()))))
+        lines.append("")
     # the bios md received: how the block layer split the job's I/O
     if any(summary[j][a].get("bios_write") or summary[j][a].get("bios_read")
            for j in jobs for a in summary[j]):
@@ -391,6 +486,7 @@ def suite_report(recs, meta, outdir):
     result = {
         "meta": meta, "header": header, "footer": footer,
         "summary": summary, "jobs": jobs, "arrays": arrays,
+        "best_safe_raid456": {j: best_safe(summary[j], arrays) for j in jobs},
         "runs": [dict(r, metrics=run_metrics(r), counts=run_ok(r)) for r in runs],
     }
     with open(os.path.join(outdir, "results.json"), "w") as f:
@@ -772,8 +868,11 @@ def hunt_report(recs, meta, outdir):
     def side(e, a):
         s = e.get(a) or {}
         return "%s (%s-%s)" % (fmt(s.get("median")), fmt(s.get("min")), fmt(s.get("max")))
-    lines = ["## raid5x counter-example hunt (seed 003) on Linux %s: raid5x vs %s"
-             % (header.get("kernel", "?"), " and ".join(bases)), ""]
+    bm = header.get("bitmap") or "none"
+    lines = ["## raid5x counter-example hunt (seed 003) on Linux %s: raid5x vs %s%s"
+             % (header.get("kernel", "?"), " and ".join(bases),
+                "" if bm == "none" else ", every array with an internal bitmap (%s)"
+                % ("mdadm's default chunk" if bm == "bm" else bm[2:] + " chunk")), ""]
     lines.append("Cells: %d (members %s x chunk %s KiB x %d rw/bs/qd cells), %d reps each, %s s "
                  "time-based fio per run, %s alive at once, alternating per cell. A "
                  "counter-example is a cell where every raid5x run is slower than every run of "

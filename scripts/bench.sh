@@ -8,8 +8,8 @@
 # suite (default): every job on fresh arrays of the same geometry, raid456,
 # raid456t, raid5x and raid0 over members-1 devices (the ceiling: same data,
 # no parity), interleaved (A B C D, then B C D A, ...) and repeated.
-# raid456t is raid456 at its best tuning: the same array, then
-# md/stripe_cache_size 4096, md/skip_copy 1, md/group_thread_cnt 2, each
+# raid456t is raid456 at its best safe tuning: the same array, then
+# md/stripe_cache_size 4096, md/skip_copy 0, md/group_thread_cnt 2, each
 # written and read back in the guest (a failure fails that run); the
 # report's x/456t column is raid5x at its defaults / raid456t.
 #   --members N        members of the RAID5 arrays (4)
@@ -19,7 +19,19 @@
 #   --reps N           repetitions (3)
 #   --jobs LIST        comma-separated job names (all); --list-jobs
 #   --arrays LIST      subset/order of raid456,raid456t,raid5x,raid0 (all
-#                      four, in this order); raid5x+NAME=VAL[+NAME=VAL]
+#                      four, in this order); also raid456u (raid456t with
+#                      md/skip_copy 1: faster, but unsafe for O_DIRECT
+#                      writers, whose buffer md then writes and computes
+#                      parity from while the program may change it) and
+#                      raid456+sys.NAME=VAL[+sys.NAME=VAL] (raid456 with
+#                      md/NAME set and read back); the report's 456best
+#                      is the best safe raid456 (every raid456 kind but
+#                      raid456u) per job. Any RAID5 name may end in @bm
+#                      (an internal bitmap, mdadm's default chunk) or
+#                      @bmCHUNK (e.g. raid5x@bm4M): the report compares
+#                      each @ group on its own and adds the bitmap's cost
+#                      (with / without) per personality;
+#                      raid5x+NAME=VAL[+NAME=VAL]
 #                      is raid5x with md-raid5x reloaded with those module
 #                      parameters for its runs (raid5x's runs reload it
 #                      without), to compare a parameter in one boot: e.g.
@@ -43,6 +55,9 @@
 #                      raid456t: it keeps its fixed tuning above, the
 #                      reference "raid456 at its best", whatever raid5x
 #                      is tuned to)
+#   --bitmap B         bm or bmCHUNK: an internal bitmap on every RAID5
+#                      array (suite and hunt) whose name has no @ part
+#                      (default: none)
 #   --member-delay R[:W]  members behind dm-delay: each member read waits
 #                      R ms, each write W ms (default 0), so a pre-read
 #                      costs what a seek costs a disk (tmpfs reads are
@@ -169,7 +184,7 @@ while [ $# -gt 0 ]; do
 	--jobs | --arrays | --hunt-members | --hunt-chunks | --hunt-cells | --hunt-arrays)
 		[ $# -ge 2 ] || die "$opt needs a value"
 		if [ "$opt" = --arrays ]; then
-			[[ $2 =~ ^[A-Za-z0-9.,_+=-]+$ ]] || die "$opt wants a comma-separated list, got '$2'"
+			[[ $2 =~ ^[A-Za-z0-9.,_+=@-]+$ ]] || die "$opt wants a comma-separated list, got '$2'"
 		else
 			list "$opt" "$2"
 		fi
@@ -187,6 +202,10 @@ while [ $# -gt 0 ]; do
 	--hunt) mode=hunt; shift ;;
 	--profile) profile=1; gargs+=(profile=1); shift ;;
 	--locks) locks=1; gargs+=(locks=1); shift ;;
+	--bitmap)
+		[[ ${2:-} =~ ^(none|bm|bm[0-9]+[KMG])$ ]] || die "--bitmap wants none, bm or bmCHUNK (e.g. bm4M)"
+		gargs+=("bitmap=$2")
+		shift 2 ;;
 	--member-delay)
 		[[ ${2:-} =~ ^[0-9]+(:[0-9]+)?$ ]] || die "--member-delay wants READ_MS or READ_MS:WRITE_MS"
 		gargs+=("member_delay=$2")
@@ -225,12 +244,21 @@ for a in "${gargs[@]}"; do
 	arrays=*)
 		IFS=, read -r -a l <<<"${a#arrays=}"
 		for j in "${l[@]}"; do
+			if [[ $j == *@* ]]; then
+				[[ ${j#*@} =~ ^bm([0-9]+[KMG])?$ ]] ||
+					die "array '$j': the part after @ is bm or bmCHUNK (e.g. bm4M)"
+				[[ $j != raid0@* ]] || die "array '$j': raid0 has no bitmap here"
+				j=${j%%@*}
+			fi
 			case $j in
-			raid456 | raid456t | raid5x | raid0) ;;
+			raid456 | raid456t | raid456u | raid5x | raid0) ;;
 			raid5x+*)
 				[[ $j =~ ^raid5x(\+(sys\.)?[a-z0-9_]+=[A-Za-z0-9_-]+)+$ ]] ||
 					die "array '$j': raid5x+NAME=VALUE[+NAME=VALUE...] (module parameters; sys.NAME: md/NAME of the array)" ;;
-			*) die "unknown array '$j' (raid456, raid456t, raid5x, raid0, raid5x+NAME=VALUE)" ;;
+			raid456+*)
+				[[ $j =~ ^raid456(\+sys\.[a-z0-9_]+=[0-9]+)+$ ]] ||
+					die "array '$j': raid456+sys.NAME=NUMBER[+sys.NAME=NUMBER...] (md/NAME of the array)" ;;
+			*) die "unknown array '$j' (raid456, raid456t, raid456u, raid5x, raid0, raid5x+NAME=VALUE, raid456+sys.NAME=VALUE, NAME@bm)" ;;
 			esac
 		done
 		[ "$(printf '%s\n' "${l[@]}" | sort -u | wc -l)" = "${#l[@]}" ] ||
