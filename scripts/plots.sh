@@ -2,13 +2,15 @@
 # plots.sh: the PNG plots of docs/benchmarks.md, from the tables of a suite
 # report and a hunt report (the Markdown scripts/bench.sh writes).
 #
-# usage: scripts/plots.sh [-h|--help] [SUITE.md HUNT.md OUTDIR]
+# usage: scripts/plots.sh [-h|--help] [SUITE.md HUNT.md OUTDIR [NAME]]
 #   default: docs/reports/bench-2026-11-30-floor.md
-#            docs/reports/hunt-2026-11-30-floor.md docs/plots
+#            docs/reports/hunt-2026-11-30-floor.md docs/plots suite
 #
-# Writes OUTDIR/suite-ratio.png (raid5x / raid456, raid5x / raid456t when
-# the suite ran raid456t, and raid5x / raid0 throughput per job),
-# OUTDIR/suite-member-reads.png (member MiB read per job, each array), OUTDIR/hunt-ratio.png (heat map of raid5x / raid456
+# Writes OUTDIR/NAME-ratio.png (every ratio column of the suite's job
+# table: raid5x / raid456, / raid456t, / the best safe raid456, / raid0,
+# the same per bitmap group, and the bitmap's cost x@bm/x, 456@bm/456),
+# OUTDIR/NAME-member-reads.png (member MiB read per job, each array),
+# OUTDIR/hunt-ratio.png (heat map of raid5x / raid456
 # per hunt cell: geometry x job) and OUTDIR/hunt-member-reads.png (member
 # MiB read per GiB written, raid5x, per hunt cell). Needs gnuplot
 # (gnuplot-nox).
@@ -22,8 +24,9 @@ if [ $# = 0 ]; then
 	set -- "$top/docs/reports/bench-2026-11-30-floor.md" \
 		"$top/docs/reports/hunt-2026-11-30-floor.md" "$top/docs/plots"
 fi
-[ $# = 3 ] || { echo "plots.sh: want SUITE.md HUNT.md OUTDIR (try --help)" >&2; exit 64; }
-suite=$1 hunt=$2 out=$3
+[ $# = 3 ] || [ $# = 4 ] || { echo "plots.sh: want SUITE.md HUNT.md OUTDIR [NAME] (try --help)" >&2; exit 64; }
+suite=$1 hunt=$2 out=$3 name=${4:-suite}
+[[ $name =~ ^[a-z0-9-]+$ ]] || { echo "plots.sh: NAME wants lower-case letters, digits and -" >&2; exit 64; }
 for f in "$suite" "$hunt"; do
 	[ -r "$f" ] || { echo "plots.sh: cannot read $f" >&2; exit 1; }
 done
@@ -34,33 +37,32 @@ trap 'rm -rf "$tmp"' EXIT
 term="pngcairo size 900,480 font 'sans,10'"
 gnuplot -e "set terminal" 2>&1 | grep -q pngcairo || term="png size 900,480"
 
-# The suite's first table: | job | A MiB/s ... | x/456 [x/456t] [x/r0] | p99 |
-# member rd MiB A/B/... | member wr |, its columns found by their titles
-# (the arrays are those the suite ran) -> suite.dat: job x/456 x/456t x/r0
-# then member MiB read of each array ("?" = missing); suite.cols: the
-# ratio columns present ("ratio COL BASE") and the arrays ("array COL NAME")
+# The suite's first table: | job | A MiB/s ... | x/456 ... (ratio columns:
+# titles x/BASE, xVARIANT/BASE, x@G/x, 456@G/456) | p99 | member rd MiB
+# A/B/... | member wr |, its columns found by their titles (the arrays are
+# those the suite ran) -> suite.dat: job, each ratio, then member MiB read
+# of each array ("?" = missing); suite.cols: the ratio columns ("ratio
+# COL TITLE") and the arrays ("array COL NAME")
 awk -F'|' -v cols="$tmp/suite.cols" '
 	function val(s) { gsub(/ /, "", s); return (s == "" || s == "-") ? "?" : s + 0 }
 	!t && /^\| job \| [a-z0-9]+ MiB\/s/ {
 		t = 1
+		nr = 0
 		for (i = 2; i < NF; i++) {
 			h = $i
 			gsub(/^ +| +$/, "", h)
-			if (h == "x/456") c[1] = i
-			else if (h == "x/456t") c[2] = i
-			else if (h == "x/r0") c[3] = i
+			if (h ~ /^(x|456)[^ ]*\/[^ ]+$/) { rc[++nr] = i; rt[nr] = h }
 			else if (h ~ /^member rd MiB /) { crd = i; sub(/^member rd MiB /, "", h); na = split(h, an, "/") }
 		}
-		split("raid456 raid456t raid0", base, " ")
-		for (k = 1; k <= 3; k++) if (c[k]) print "ratio", k + 1, base[k] >cols
-		for (k = 1; k <= na; k++) print "array", k + 4, an[k] >cols
+		for (k = 1; k <= nr; k++) print "ratio", k + 1, rt[k] >cols
+		for (k = 1; k <= na; k++) print "array", k + 1 + nr, an[k] >cols
 		next
 	}
 	t && /^\|---/ { next }
 	t && /^\|/ {
 		gsub(/ /, "", $2)
 		line = $2
-		for (k = 1; k <= 3; k++) line = line " " (c[k] ? val($(c[k])) : "?")
+		for (k = 1; k <= nr; k++) line = line " " val($(rc[k]))
 		n = split(crd ? $crd : "", rd, "/")
 		for (k = 1; k <= na; k++) line = line " " (k <= n ? val(rd[k]) : "?")
 		print line
@@ -79,11 +81,11 @@ series() {
 	fi
 }
 rplot="" mplot=""
-while read -r kind col name; do
+while read -r kind col title; do
 	if [ "$kind" = ratio ]; then
-		rplot=$(series "$rplot" "$col" "raid5x / $name")
+		rplot=$(series "$rplot" "$col" "$title")
 	else
-		mplot=$(series "$mplot" "$col" "$name")
+		mplot=$(series "$mplot" "$col" "$title")
 	fi
 done <"$tmp/suite.cols"
 if [ -z "$rplot" ] || [ -z "$mplot" ]; then
@@ -134,14 +136,14 @@ set grid ytics
 set xtics rotate by -30 noenhanced
 set key top right noenhanced
 
-set output "$out/suite-ratio.png"
-set title "raid5x throughput / the others (median of 3 runs; source ${suite##*/})" noenhanced
+set output "$out/$name-ratio.png"
+set title "throughput ratios of medians per job (x = raid5x; source ${suite##*/})" noenhanced
 set ylabel "ratio of medians"
 set yrange [0:*]
 plot $rplot, 1 with lines lc rgb "black" dt 2 notitle
 
-set output "$out/suite-member-reads.png"
-set title "member MiB read per run (192 MiB written or read; source ${suite##*/})" noenhanced
+set output "$out/$name-member-reads.png"
+set title "member MiB read per run (source ${suite##*/})" noenhanced
 set ylabel "MiB read from the members"
 plot $mplot
 
@@ -171,4 +173,4 @@ set cblabel "MiB read per GiB"
 plot "$tmp/hunt4.mat" matrix with image notitle, \
      "$tmp/hunt4.mat" matrix using 1:2:(sprintf("%.0f", \$3)) with labels notitle
 EOF
-echo "plots.sh: $out/{suite-ratio,suite-member-reads,hunt-ratio,hunt-member-reads}.png from $src"
+echo "plots.sh: $out/{$name-ratio,$name-member-reads,hunt-ratio,hunt-member-reads}.png from $src"
