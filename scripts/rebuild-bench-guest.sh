@@ -5,8 +5,8 @@
 # usage: rebuild-bench-guest.sh REPS SIZE_MB CHUNK_KB SPEED_MIN SPEED_MAX
 #                               SCENARIOS THROTTLE_KB THROTTLE_S CACHE PERS...
 # CACHE: stripe_cache_size set on each array once it runs (0: leave it).
-# SCENARIOS: a comma-separated list of idle, throttle, write; they run in
-# that order, one after the other, on the same array.
+# SCENARIOS: a comma-separated list of idle, throttle, write, load; they
+# run in that order, one after the other, on the same array.
 #
 # For each repetition, each personality in turn (the order rotates per
 # repetition): 5 fresh members of SIZE_MB on tmpfs, a clean 4-member array
@@ -63,6 +63,37 @@
 #             verified_mib=V member_rd_mib=R member_wr_mib=W" (the last
 #             two: MiB read and written on the members from the add to the
 #             recovery's end, the recovery's own I/O included)
+#   load      a recovery at md's default limits (speed_limit_min/max
+#             1000/200000 KB/s, whatever SPEED_MIN/SPEED_MAX; put back
+#             after it) under two fio jobs at once (one fio, separate
+#             jobs, time based): ldw, random 4 KiB O_DIRECT writes
+#             (libaio, depth 32) over region F, random map (no block twice
+#             in a pass), crc32c verify headers, seed 2000+REP (the same
+#             for both personalities); ldr, sequential 1 MiB O_DIRECT reads
+#             (libaio, depth 4) over region W. fio starts on the degraded
+#             array; once its reads and its writes show in md0's counters
+#             the spare is added; when the recovery ends fio is stopped
+#             (SIGINT: it saves ldw's state). Foreground figures from
+#             fio's per-I/O completion latency logs (Unix-epoch ms), cut to
+#             the I/Os completed from the add to the recovery's end:
+#             writes per second and their p99 latency, read MiB/s and
+#             their p99 (nearest rank). The logs must hold as many I/Os as
+#             fio's JSON counts. Afterwards: `check`; fio replays ldw's
+#             completed writes (verify_only, saved state) and verifies each
+#             block: every one of them must verify (a lost write leaves
+#             the bytes there before, which fail the header check); a
+#             writer that wrapped (more writes than F's blocks: a lost
+#             second write would pass) counts as failed (verify=wrapped:
+#             use larger members); W must hash as before. One line:
+#             "@@RBL pers=P rep=R secs=S w_iops=X w_p99_ms=X r_mibs=X
+#             r_p99_ms=X member_rd_mib=R member_wr_mib=W check=MISMATCHES
+#             verify=ok|bad|wrapped witness=ok|bad fg=running|pass|noio|error
+#             w_ios=N r_ios=N (I/Os completed in the window) written=N
+#             verified=N (ldw's writes, all of fio's run, and those
+#             replayed) pre_s=S (fio's start to the add) md_med=KB
+#             member_mib=M speed_min=KB speed_max=KB"; fg must be running
+#             (fio ran through the whole recovery, without errors, both
+#             jobs completed I/O in the window)
 # Exit 1 if any run failed a check.
 # shellcheck source=../tests/lib/guest-lib.sh
 . /lib/guest-lib.sh
@@ -71,6 +102,8 @@ scen=${6:?scenarios} thr=${7:?throttle KB/s} thr_s=${8:?throttle seconds}
 cache=${9:?stripe_cache_size}
 shift 9
 after_s=5   # write: how long the writer goes on once the recovery is over
+load_min=1000 load_max=200000   # load: md's default speed limits
+load_fio_s=3600   # load: fio's runtime, a bound (it is stopped at the end)
 [ $# -ge 1 ] || { echo "no personality" >&2; exit 64; }
 load_md
 sys=/sys/block/md0/md
@@ -168,8 +201,10 @@ fail_out() {
 # after the add; throttle: in the window only), R_WIN_KBS and R_WIN_S
 # (throttle), R_W0/R_W1 (md0's written sectors at the add and at the end,
 # or at fio's end: R_FG=pass), R_T1 (microseconds from the add to that
-# end) and R_MR0/R_MW0, R_MR1/R_MW1 (sectors read and written on the
-# members, all five, at the add and at the recovery's end).
+# end), R_T0/R_TE (the add and the recovery's end, microseconds since the
+# epoch) and R_MR0/R_MW0, R_MR1/R_MW1 (sectors read and written on the
+# members, all five, at the add and at the recovery's end). MODE load is
+# write's (FIO_PID: the foreground fio).
 recover() {
 	local dev=$1 mode=$2 pid=${3:-} t0 i=0 a d next ta=0 tb=0 da=0 fg_end=0 series=""
 	R_SPEEDS="" R_SPEEDS3="" R_WIN_KBS=- R_WIN_S=- R_FG=stopped
@@ -238,7 +273,7 @@ recover() {
 		R_W1=$WSEC
 		fg_end=$NOW
 	fi
-	R_T1=$((fg_end - t0))
+	R_T1=$((fg_end - t0)) R_T0=$t0 R_TE=$NOW
 	secs_since "$t0"
 	R_SECS=$SECS
 	if [ "$mode" = throttle ] && [ "$tb" = 0 ]; then
@@ -257,6 +292,125 @@ recover() {
 # data_same: regions F and W hash as after the fill
 data_same() {
 	[ "$(region_md5 0 "$fmib")" = "$f0" ] && [ "$(region_md5 "$fmib" "$wmib")" = "$w0" ]
+}
+
+# window_stats LOG T0_MS T1_MS: of fio's per-I/O completion latency log
+# (log_unix_epoch=1: "MS_SINCE_EPOCH, CLAT_NS, DDIR, BS, PRIO" a line), the
+# I/Os completed in [T0_MS, T1_MS]: "COUNT BYTES P99_MS" (nearest rank;
+# "0 0 -" if none)
+window_stats() {
+	awk -F', *' -v a="$2" -v b="$3" '$1 >= a && $1 <= b { print $2, $4 }' "$1" |
+		sort -n -k1,1 | awk '{ v[++n] = $1; by += $2 }
+		END { if (!n) { print "0 0 -"; exit }
+		      k = int(n * 0.99); if (k < n * 0.99) k++; if (k < 1) k = 1
+		      printf "%d %.0f %.2f\n", n, by, v[k] / 1e6 }'
+}
+
+# load_run PERS REP: the load scenario (one_run's devs, out, free, fmib,
+# wmib and w0 are seen here, and out/free swapped)
+load_run() {
+	local pers=$1 rep=$2 fgpid rc k s r0 ws0 t_fio pre win wtot rtot
+	local wlog rlog fg verify witness mm vn vdoc errs ws rs wiops rmibs md
+	local lg=(--log_avg_msec=0 --disable_slat=1 --disable_lat=1)
+	local fw=(--name=ldw --filename=/dev/md0 --rw=randwrite --bs=4k --direct=1
+		--ioengine=libaio --iodepth=32 --offset=0 --size="${fmib}M"
+		--verify=crc32c --randseed=$((2000 + rep)))
+	fail_out "$out" || return 1
+	set_limits "$load_min" "$load_max"
+	rm -f /tmp/*-ldw-*-verify.state /tmp/ld_[wr]_*.log
+	read -r -a s </sys/block/md0/stat
+	r0=${s[2]} ws0=${s[6]}
+	now_us
+	t_fio=$NOW
+	# ldw first: fio's random seeds depend on the job's number, and the
+	# replay below runs ldw alone
+	fio --eta=never --output-format=json --output=/tmp/ld.json \
+		--clocksource=clock_gettime --log_unix_epoch=1 \
+		"${fw[@]}" --time_based=1 --runtime="$load_fio_s" --do_verify=0 \
+		--verify_state_save=1 --write_lat_log=/tmp/ld_w "${lg[@]}" \
+		--name=ldr --filename=/dev/md0 --rw=read --bs=1M --direct=1 \
+		--ioengine=libaio --iodepth=4 --offset="${fmib}M" --size="${wmib}M" \
+		--time_based=1 --runtime="$load_fio_s" --write_lat_log=/tmp/ld_r "${lg[@]}" \
+		2>/tmp/ld.err &
+	fgpid=$!
+	# the spare comes once both jobs' I/O shows in md0's counters
+	for ((k = 0; k < 200; k++)); do
+		read -r -a s </sys/block/md0/stat
+		[ "${s[2]}" = "$r0" ] || [ "${s[6]}" = "$ws0" ] || break
+		kill -0 "$fgpid" 2>/dev/null || break
+		gl_nap 0.1
+	done
+	if [ "${s[2]}" = "$r0" ] || [ "${s[6]}" = "$ws0" ]; then
+		note "load: fio's reads and writes did not both show in md0's counters in 20 s"
+		kill -INT "$fgpid" 2>/dev/null; wait "$fgpid"
+		set_limits "$smin" "$smax"
+		return 1
+	fi
+	recover "$free" load "$fgpid" ||
+		{ kill -INT "$fgpid" 2>/dev/null; wait "$fgpid"; set_limits "$smin" "$smax"; return 1; }
+	# the recovery is over: stop fio now (SIGINT: it saves the writer's
+	# state and writes its logs)
+	kill -INT "$fgpid" 2>/dev/null || true
+	rc=0
+	wait "$fgpid" || rc=$?
+	set_limits "$smin" "$smax"
+	local tmp=$out
+	out=$free free=$tmp
+	pre=$(((R_T0 - t_fio) / 100000))
+	pre=$((pre / 10)).$((pre % 10))
+	fg=running
+	[ "$R_FG" = stopped ] || fg=pass   # fio ended before the recovery
+	[ "$rc" = 0 ] || [ "$rc" = 128 ] || { note "load: fio status $rc:"; sed 's/^/#   /' /tmp/ld.err; fg=error; }
+	sed -n '/^{/,$p' /tmp/ld.json >/tmp/ld.doc
+	errs=$(jq '[.jobs[].error] | add' /tmp/ld.doc 2>/dev/null) || errs='?'
+	[ "$errs" = 0 ] || { note "load: fio job errors $errs"; fg=error; }
+	wtot=$(jq '.jobs[] | select(.jobname == "ldw") | .write.total_ios' /tmp/ld.doc 2>/dev/null) || wtot='?'
+	rtot=$(jq '.jobs[] | select(.jobname == "ldr") | .read.total_ios' /tmp/ld.doc 2>/dev/null) || rtot='?'
+	wlog=$(echo /tmp/ld_w_clat.*.log) rlog=$(echo /tmp/ld_r_clat.*.log)
+	# the logs must hold every I/O fio counted
+	if [ ! -f "$wlog" ] || [ ! -f "$rlog" ] || [ "$(wc -l <"$wlog")" != "$wtot" ] ||
+		[ "$(wc -l <"$rlog")" != "$rtot" ]; then
+		note "load: fio's logs ($wlog, $rlog) do not match its counts ($wtot writes, $rtot reads)"
+		fg=error
+	fi
+	read -r -a ws <<<"$(window_stats "$wlog" $((R_T0 / 1000)) $((R_TE / 1000)))"
+	read -r -a rs <<<"$(window_stats "$rlog" $((R_T0 / 1000)) $((R_TE / 1000)))"
+	win=$((R_TE - R_T0))
+	wiops=$(awk -v n="${ws[0]}" -v t="$win" 'BEGIN { printf "%.0f", n / (t / 1e6) }')
+	rmibs=$(awk -v b="${rs[1]}" -v t="$win" 'BEGIN { printf "%.1f", b / 1048576 / (t / 1e6) }')
+	# foreground figures need both jobs' I/O in the window
+	if [ "$fg" = running ] && { [ "${ws[0]}" = 0 ] || [ "${rs[0]}" = 0 ]; }; then
+		fg=noio
+	fi
+	read -r -a md <<<"$(stats "$R_SPEEDS")"
+	mm=$(check_mm)
+	# replay the writer's completed writes and verify each block (its
+	# map is random without repeats: a lost write leaves what was there
+	# before, the fill's random bytes or another block size's header,
+	# which fail the header check); past one pass blocks were written
+	# twice and a lost second write would pass: wrapped, a failure
+	verify=bad vn=-
+	if [[ $wtot =~ ^[0-9]+$ ]] && [ "$wtot" -gt $((fmib * 256)) ]; then
+		verify=wrapped
+		note "load: the writer wrapped ($wtot writes of 4 KiB in ${fmib} MiB): use larger members"
+	else
+		rc=0
+		fio "${fw[@]}" --eta=never --output-format=json --output=/tmp/ldv.json \
+			--verify_only --verify_state_load=1 --verify_fatal=1 2>/tmp/ldv.err || rc=$?
+		vdoc=$(sed -n '/^{/,$p' /tmp/ldv.json)
+		vn=$(jq '.jobs[0].read.total_ios' <<<"$vdoc" 2>/dev/null) || vn='?'
+		if [ "$rc" = 0 ] && [ "$(jq '.jobs[0].error' <<<"$vdoc" 2>/dev/null)" = 0 ] &&
+			! grep -q 'verify' /tmp/ldv.err && [[ $wtot =~ ^[1-9][0-9]*$ ]] && [ "$vn" = "$wtot" ]; then
+			verify=ok
+		else
+			note "load: verify: fio status $rc, verified $vn of $wtot writes:"
+			head -20 /tmp/ldv.err | sed 's/^/#   /'
+		fi
+	fi
+	witness=bad
+	[ "$(region_md5 "$fmib" "$wmib")" = "$w0" ] && witness=ok
+	echo "@@RBL pers=$pers rep=$rep secs=$R_SECS w_iops=$wiops w_p99_ms=${ws[2]} r_mibs=$rmibs r_p99_ms=${rs[2]} member_rd_mib=$(((R_MR1 - R_MR0) / 2048)) member_wr_mib=$(((R_MW1 - R_MW0) / 2048)) check=$mm verify=$verify witness=$witness fg=$fg w_ios=${ws[0]} r_ios=${rs[0]} written=$wtot verified=$vn pre_s=$pre md_med=${md[1]} member_mib=$mib speed_min=$load_min speed_max=$load_max"
+	[ "$mm" = 0 ] && [ "$verify" = ok ] && [ "$witness" = ok ] && [ "$fg" = running ]
 }
 
 one_run() { # PERS REP
@@ -388,6 +542,10 @@ one_run() { # PERS REP
 		echo "@@RBW pers=$pers rep=$rep secs=$R_SECS fg_mibs=$fgmibs fg_mib=$fgmib member_mib=$mib speed_min=$smin md_min=${s[0]} md_min3=${s3[0]} md_med=${s[1]} md_n=${s[3]} fg=$R_FG after_mibs=$after check=$mm verify=$verify witness=$witness verified_mib=$vmib member_rd_mib=$(((R_MR1 - R_MR0) / 2048)) member_wr_mib=$(((R_MW1 - R_MW0) / 2048))"
 		[ "$mm" = 0 ] && [ "$verify" = ok ] && [ "$witness" = ok ] || st=1
 	fi
+
+	if [[ ,$scen, == *,load,* ]]; then
+		load_run "$pers" "$rep" || st=1
+	fi
 	stop_array md0
 	for s in "${devs[@]}"; do losetup -d "$s"; done
 	rm -rf "$GL_MEMBER_DIR"
@@ -408,7 +566,9 @@ for ((r = 1; r <= reps; r++)); do
 			note "run $p rep $r failed"
 			failed=1
 			set_limits "$smin" "$smax"
-			stop_array md0 2>/dev/null
+			# one_run may have stopped it already (a failed check): not
+			# a reason to end the whole benchmark under set -e
+			stop_array md0 2>/dev/null || true
 			losetup -D
 			rm -rf "$GL_MEMBER_DIR"
 		}

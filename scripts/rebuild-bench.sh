@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # rebuild-bench.sh: check, repair and rebuild of a 4-member array, raid5x vs
 # raid456 side by side, in one QEMU guest (issues 5 and 16): idle, with md's
-# speed_limit_max lowered, and under foreground writes.
+# speed_limit_max lowered, under foreground writes, and under a mixed
+# foreground load at md's default limits.
 #
 # usage: scripts/rebuild-bench.sh [options]
 #   --reps N        repetitions, personalities interleaved (3)
@@ -18,7 +19,13 @@
 #                               --throttle KB/s: its measured rate
 #                     write     a spare recovery while fio writes the array:
 #                               recovery time and foreground MiB/s
-#                   all = idle,throttle,write
+#                     load      a spare recovery at md's default limits
+#                               (1000/200000 KB/s, whatever --speed-min/
+#                               --speed-max) while fio runs random 4K
+#                               writes (depth 32) and sequential 1M reads
+#                               (depth 4) at once: recovery time, write
+#                               IOPS and p99, read MiB/s and p99 during it
+#                   all = idle,throttle,write,load
 #   --throttle KB   speed_limit_max of the throttle scenario (5000)
 #   --cache N       stripe_cache_size of both arrays (0: each one's
 #                   default), e.g. small, so the recovery and the writer
@@ -39,7 +46,8 @@
 # rate against the limit; under writes, the foreground MiB/s over the
 # recovery and md's sync_speed against speed_limit_min (md holds a sync
 # back for other I/O only while it runs above that minimum; it does not
-# promise to reach it). Exit 1 if any run failed its checks, 2 if the
+# promise to reach it); under load, the foreground figures from the add to
+# the recovery's end (fio's per-I/O logs cut to that window). Exit 1 if any run failed its checks, 2 if the
 # guest failed.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -79,11 +87,11 @@ for v in "$reps" "$size" "$chunk" "$smin" "$smax" "$thr" "$thr_s" "$mem"; do
 	[[ $v =~ ^[1-9][0-9]*$ ]] || { echo "rebuild-bench.sh: '$v' is not a positive number" >&2; exit 64; }
 done
 [[ $cache =~ ^(0|[1-9][0-9]*)$ ]] || { echo "rebuild-bench.sh: --cache '$cache' is not a number" >&2; exit 64; }
-[ "$scen" != all ] || scen=idle,throttle,write
+[ "$scen" != all ] || scen=idle,throttle,write,load
 for v in ${scen//,/ }; do
 	case $v in
-	idle|throttle|write) ;;
-	*) echo "rebuild-bench.sh: unknown scenario '$v' (idle, throttle, write, all)" >&2; exit 64 ;;
+	idle|throttle|write|load) ;;
+	*) echo "rebuild-bench.sh: unknown scenario '$v' (idle, throttle, write, load, all)" >&2; exit 64 ;;
 	esac
 done
 # the members live on the guest's /tmp, a tmpfs of half its memory
@@ -99,20 +107,22 @@ mkdir -p "$(dirname "$logf")"
 snap=$(mktemp -d)
 trap 'rm -rf "$snap"' EXIT
 cp "$ko" "$snap/md-raid5x.ko"   # a rebuild of the tree cannot change it mid-run
-# the guest's time: per run 360 s for idle, 300 for write, and the
+# the guest's time: per run 360 s for idle, 300 for write, 600 for load
+# (its recovery runs at md's default limits under foreground I/O), and the
 # throttled window plus 300 for throttle
 per=0
 [[ ,$scen, != *,idle,* ]] || per=$((per + 360))
 [[ ,$scen, != *,throttle,* ]] || per=$((per + thr_s + 300))
 [[ ,$scen, != *,write,* ]] || per=$((per + 300))
+[[ ,$scen, != *,load,* ]] || per=$((per + 600))
 st=0
 GUEST_QUIET=1 scripts/guest.sh --ko "$snap/md-raid5x.ko" --mem "$mem" \
 	--timeout $((reps * 2 * per + 120)) --log "$logf" \
 	scripts/rebuild-bench-guest.sh "$reps" "$size" "$chunk" "$smin" "$smax" \
 	"$scen" "$thr" "$thr_s" "$cache" raid456 raid5x || st=$?
 # a console line seen twice counts once
-grep -E '^@@RB[TW]? ' "$logf" | awk '!seen[$0]++' >"$snap/lines" || true
-sed 's/^@@RB[TW]* /  /' "$snap/lines"
+grep -E '^@@RB[TWL]? ' "$logf" | awk '!seen[$0]++' >"$snap/lines" || true
+sed 's/^@@RB[TWL]* /  /' "$snap/lines"
 echo
 echo "Rebuild benchmark of a 4-member array ($size MiB members, chunk ${chunk}K,"
 echo "speed_limit_min/max $smin/$smax KB/s, scenarios $scen, $reps runs each, interleaved;$([ "$cache" = 0 ] || echo " stripe_cache_size $cache;")"
@@ -148,6 +158,15 @@ awk '
 		}
 		if (f["fg"] != "stopped") pass[p]++
 		if (f["check"] != "0" || f["verify"] != "ok" || f["witness"] != "ok") bad["w", p]++
+	  } else if (tag == "@@RBL") {
+		if (f["secs"] ~ /^[0-9.]+$/ && f["fg"] == "running") {
+			k = ++n["l", p]
+			t["l_secs", p, k] = f["secs"]; t["l_wiops", p, k] = f["w_iops"]
+			t["l_wp99", p, k] = f["w_p99_ms"]; t["l_rmibs", p, k] = f["r_mibs"]
+			t["l_rp99", p, k] = f["r_p99_ms"]; t["l_mrd", p, k] = f["member_rd_mib"]
+			t["l_mwr", p, k] = f["member_wr_mib"]
+		} else nl_skip[p]++
+		if (f["check"] != "0" || f["verify"] != "ok" || f["witness"] != "ok" || f["fg"] != "running") bad["l", p]++
 	  } }
 	function sorted(o, p, m,   i, j, x) {   # t[o, p, 1..m] into a[1..m]
 		for (i = 1; i <= m; i++) a[i] = t[o, p, i] + 0
@@ -160,6 +179,8 @@ awk '
 	function lo(o, p, m) { sorted(o, p, m); return a[1] }
 	function hi(o, p, m) { sorted(o, p, m); return a[m] }
 	function checks(s, p) { return bad[s, p] ? bad[s, p] " failed" : "all ok" }
+	function fmt(o, v) { return o == "l_wiops" ? sprintf("%.0f", v) : o == "l_secs" || o == "l_rmibs" ? sprintf("%.1f", v) : sprintf("%.2f", v) }
+	function ratio(a, b) { return b > 0 ? a / b : 0 }
 	END {
 		split("raid456 raid5x", ps, " ")
 		if (n["idle", "raid456"] + n["idle", "raid5x"]) {
@@ -213,6 +234,28 @@ awk '
 			print ""
 			if (ws["raid456"] && ws["raid5x"])
 				printf "raid5x / raid456 under writes: recovery speed %.2f, foreground MiB/s %.2f%s\n", ws["raid456"] / ws["raid5x"], wf["raid5x"] / wf["raid456"], (wa["raid456"] && wa["raid5x"]) ? sprintf("; foreground MiB/s after it, no sync: %.2f", wa["raid5x"] / wa["raid456"]) : ""
+		}
+		if (n["l", "raid456"] + n["l", "raid5x"] + nl_skip["raid456"] + nl_skip["raid5x"]) {
+			print ""
+			print "Spare recovery under load at md default limits (speed_limit_min/max 1000/200000 KB/s): fio random 4 KiB O_DIRECT writes (depth 32) over the first three quarters and sequential 1 MiB O_DIRECT reads (depth 4) over the last quarter, at once; foreground figures from the add to the end of the recovery (fio per-I/O logs); medians (min-max):"
+			print ""
+			print "| personality | runs | recovery s | write IOPS | write p99 ms | read MiB/s | read p99 ms | member MiB read / written during the recovery (median) | checks |"
+			print "|---|---|---|---|---|---|---|---|---|"
+			split("l_secs l_wiops l_wp99 l_rmibs l_rp99", lc, " ")
+			for (q = 1; q <= 2; q++) {
+				p = ps[q]; m = n["l", p]
+				if (!m) { printf "| %s | 0 | - | - | - | - | - | - | %s |\n", p, bad["l", p] ? bad["l", p] " failed" : "no run"; continue }
+				line = sprintf("| %s | %d", p, m)
+				for (x = 1; x <= 5; x++) {
+					o = lc[x]; lm[o, p] = median(o, p, m)
+					line = line sprintf(" | %s (%s-%s)", fmt(o, lm[o, p]), fmt(o, lo(o, p, m)), fmt(o, hi(o, p, m)))
+				}
+				printf "%s | %.0f / %.0f | %s%s |\n", line, median("l_mrd", p, m), median("l_mwr", p, m), checks("l", p), nl_skip[p] ? ", " nl_skip[p] " without figures" : ""
+			}
+			if (n["l", "raid456"] && n["l", "raid5x"]) {
+				print ""
+				printf "raid5x / raid456 under load (medians): recovery time %.2f (lower is better), write IOPS %.2f (higher is better), write p99 latency %.2f (lower is better), read MiB/s %.2f (higher is better), read p99 latency %.2f (lower is better)\n", lm["l_secs", "raid5x"] / lm["l_secs", "raid456"], ratio(lm["l_wiops", "raid5x"], lm["l_wiops", "raid456"]), ratio(lm["l_wp99", "raid5x"], lm["l_wp99", "raid456"]), ratio(lm["l_rmibs", "raid5x"], lm["l_rmibs", "raid456"]), ratio(lm["l_rp99", "raid5x"], lm["l_rp99", "raid456"])
+			}
 		}
 	}' "$snap/lines"
 if [ "$st" = 1 ]; then
