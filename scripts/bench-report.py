@@ -740,7 +740,7 @@ def chart(summary, jobs, arrays, outdir, title):
                 row.append("?" if r is None else "%.3f" % r)
             f.write(" ".join(row) + "\n")
     png = os.path.join(outdir, "bench.png")
-    colors = {"raid456": "#4477aa", "raid456t": "#66ccee", "raid5x": "#ee6677",
+    colors = {"raid456": "#4477aa", "raid456t": "#66ccee", "raid456u": "#ccbb44", "raid5x": "#ee6677",
               "raid0": "#aaaaaa"}
     plots = []
     for i, a in enumerate(arrays):
@@ -753,7 +753,7 @@ def chart(summary, jobs, arrays, outdir, title):
     for i, (_, b) in enumerate(RATIO_COLS):
         if "raid5x" in arrays and b in arrays:
             rplots.append("'%s' using %d%s title 'raid5x / %s' lc rgb '%s'"
-                          % (dat, rc + i, "" if rplots else ":xtic(1)", b, colors[b]))
+                          % (dat, rc + i, "" if rplots else ":xtic(1)", b, colors.get(b, "#228833")))
     script = """
 set terminal %s size 1400,1000 noenhanced font ",10"
 set output '%s'
