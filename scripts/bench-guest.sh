@@ -65,10 +65,10 @@
 # Every suite run uses FRESH members (sparse files on tmpfs, loop devices)
 # and a fresh array: raid456 = mdadm --level=5 (left-symmetric, v1.2, no
 # bitmap unless @bm, --assume-clean); raid456t = the same, then raid456 at
-# its best safe tuning: TUNED456 below (md/stripe_cache_size 4096,
+# a safe tuning: TUNED456 below (md/stripe_cache_size 4096,
 # md/skip_copy 0, md/group_thread_cnt 2) written and read back, a failed
 # write or a value that does not read back fails the run's setup; raid456u
-# the same with md/skip_copy 1 (UNTUNED456's, unsafe); raid5x = the same as
+# the same with md/skip_copy 1 (UNSAFE456, unsafe); raid5x = the same as
 # raid456, then "raid5x" > md/level; raid0 = mdadm --level=0 over members-1
 # devices (the same data capacity, no parity: the ceiling). A run's numbers
 # count only if the data check passed: fio verify_only replay of the

@@ -8,7 +8,7 @@
 # suite (default): every job on fresh arrays of the same geometry, raid456,
 # raid456t, raid5x and raid0 over members-1 devices (the ceiling: same data,
 # no parity), interleaved (A B C D, then B C D A, ...) and repeated.
-# raid456t is raid456 at its best safe tuning: the same array, then
+# raid456t is raid456 at a safe tuning: the same array, then
 # md/stripe_cache_size 4096, md/skip_copy 0, md/group_thread_cnt 2, each
 # written and read back in the guest (a failure fails that run); the
 # report's x/456t column is raid5x at its defaults / raid456t.
