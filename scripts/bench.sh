@@ -287,7 +287,7 @@ gargs=("mode=$mode" "${gargs[@]}")
 # the exact command, for quoting results
 cmdline=${self#"$top"/}
 for a in "${orig_args[@]}"; do
-	if [[ $a =~ ^[A-Za-z0-9_.,:/=+-]+$ ]]; then cmdline+=" $a"; else cmdline+=" $(printf '%q' "$a")"; fi
+	if [[ $a =~ ^[A-Za-z0-9_.,:/=+@-]+$ ]]; then cmdline+=" $a"; else cmdline+=" $(printf '%q' "$a")"; fi
 done
 [ $# -eq 0 ] && [ -n "${BENCH_ARGS:-}" ] && cmdline="BENCH_ARGS='$BENCH_ARGS' make bench  # = $cmdline"
 
