@@ -47,8 +47,8 @@
 # recovery and md's sync_speed against speed_limit_min (md holds a sync
 # back for other I/O only while it runs above that minimum; it does not
 # promise to reach it); under load, the foreground figures from the add to
-# the recovery's end (fio's per-I/O logs cut to that window). Exit 1 if any run failed its checks, 2 if the
-# guest failed.
+# the recovery's end (fio's per-I/O logs cut to that window). Exit 1 if
+# any run failed its checks, 2 if the guest failed.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 top=$(cd "$here/.." && pwd)
