@@ -53,7 +53,7 @@
 #   --tune NAME=VAL    set a raid5x tunable after takeover (repeatable;
 #                      stripe_cache_size is set on raid456 too, not on
 #                      raid456t: it keeps its fixed tuning above, the
-#                      reference "raid456 at its best", whatever raid5x
+#                      safe reference, whatever raid5x
 #                      is tuned to)
 #   --bitmap B         bm or bmCHUNK: an internal bitmap on every RAID5
 #                      array (suite and hunt) whose name has no @ part

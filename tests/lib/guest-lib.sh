@@ -355,8 +355,9 @@ md_mdstat_line() { grep "^${1##*/} :" /proc/mdstat; }
 
 # create_raid5 MD N CHUNK_KB LAYOUT DEVS...: create a clean level-5 array with
 # v1.2 metadata, no bitmap (GL_BITMAP=internal: an internal write-intent
-# bitmap, GL_BITMAP_CHUNK its chunk, e.g. 4M; mdadm's default if empty). LAYOUT: left-asymmetric left-symmetric
-# right-asymmetric right-symmetric parity-first parity-last.
+# bitmap, GL_BITMAP_CHUNK its chunk, e.g. 4M; mdadm's default if empty).
+# LAYOUT: left-asymmetric left-symmetric right-asymmetric right-symmetric
+# parity-first parity-last.
 create_raid5() {
 	local md n=$2 chunk=$3 layout=$4
 	md=$(md_dev "$1")
