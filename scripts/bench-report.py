@@ -249,9 +249,10 @@ def best_safe(per, arrays):
     kinds: the one with the highest median in this job."""
     out = {}
     for g in groups_of(arrays):
-        cands = [(per[a]["mibs_median"], a) for a in safe456(arrays, g)
+        safe = safe456(arrays, g)
+        cands = [(per[a]["mibs_median"], a) for a in safe
                  if a in per and per[a]["mibs_median"] is not None]
-        if len(safe456(arrays, g)) >= 2 and cands:
+        if len(safe) >= 2 and cands:
             out[BEST + g] = max(cands)
     return out
 
