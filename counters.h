@@ -41,6 +41,8 @@
 	X(corrected,       "of those, rebuilt from parity and written back") \
 	X(badblocks,       "blocks recorded in a member's bad-block log") \
 	X(sb_waits,        "times a stripe waited for md to record a failure") \
+	X(bm_stripes,      "stripes drained on an array with a write-intent bitmap") \
+	X(bm_flushes,      "bitmap flushes (md_bitmap_unplug) those stripes' writes waited for") \
 	X(sync_stripes,    "stripes handled for resync/check/recovery") \
 	X(worker_stripes,  "stripes handled by a worker thread (worker_threads)") \
 	X(discards,        "array discards handled (devices_handle_discard_safely)") \

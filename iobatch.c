@@ -67,8 +67,19 @@ static void carrier_end_io(struct bio *carrier)
 	}
 }
 
+static void run_barrier(struct r5x_iobatch *b)
+{
+	unsigned long seq = b->hold;
+
+	if (seq) {
+		b->hold = 0;
+		b->barrier_fn(b->ctx, seq);
+	}
+}
+
 static void send(struct r5x_iobatch *b, struct bio *bio)
 {
+	run_barrier(b);
 	atomic64_inc(b->sent);
 	submit_bio_noacct(bio);
 }
@@ -130,11 +141,20 @@ static bool join(struct r5x_iobatch *b, unsigned int i, struct bio *bio)
 	return true;
 }
 
-void r5x_iob_start(struct r5x_iobatch *b, atomic64_t *sent)
+void r5x_iob_start(struct r5x_iobatch *b, atomic64_t *sent,
+		   void (*barrier_fn)(void *ctx, unsigned long seq), void *ctx)
 {
 	memset(b, 0, sizeof(*b));
 	b->off = !READ_ONCE(merge_member_io);
 	b->sent = sent;
+	b->barrier_fn = barrier_fn;
+	b->ctx = ctx;
+}
+
+void r5x_iob_hold(struct r5x_iobatch *b, unsigned long seq)
+{
+	if (seq > b->hold)
+		b->hold = seq;
 }
 
 void r5x_iob_submit(struct r5x_iobatch *b, struct bio *bio)
@@ -174,6 +194,7 @@ void r5x_iob_flush(struct r5x_iobatch *b)
 {
 	unsigned int i;
 
+	run_barrier(b);
 	for (i = 0; i < R5X_IOB_SLOTS; i++) {
 		if (b->pend[i]) {
 			send(b, b->pend[i]);

@@ -21,6 +21,14 @@
  *
  * A carrier is allocated without waiting (GFP_NOWAIT): if none is free the
  * page's bio goes out on its own, so batching never waits for memory.
+ *
+ * Barrier: a handler that drains a stripe whose bitmap bits may not be on
+ * disk yet calls r5x_iob_hold() before handing over its writes.  The next
+ * bio the batch sends, whichever it is, first runs the batch's barrier
+ * function (the bitmap flush) for the highest sequence number held.  So
+ * every stripe a handler drains between two sends shares one flush, and
+ * the flush no longer cuts the carriers short as a flush of the batch
+ * would: the bios pending meanwhile wait for it and go after it.
  */
 #ifndef RAID5X_IOBATCH_H
 #define RAID5X_IOBATCH_H
@@ -36,17 +44,28 @@ struct r5x_iobatch {
 	unsigned int evict;		 /* next slot to give up when full */
 	bool off;			 /* merge_member_io=0: send each now */
 	atomic64_t *sent;		 /* counts the bios sent */
+	unsigned long hold;		 /* barrier owed before a send, or 0 */
+	void (*barrier_fn)(void *ctx, unsigned long seq);
+	void *ctx;			 /* the barrier's argument */
 };
 
 /*
- * A handler's batch, empty, counting the bios it sends in @sent;
- * merge_member_io (module parameter) is read now.
+ * A handler's batch, empty, counting the bios it sends in @sent, running
+ * @barrier_fn(@ctx, seq) for a hold; merge_member_io (module parameter) is
+ * read now.  The barrier may sleep; it runs in the handler's context.
  */
-void r5x_iob_start(struct r5x_iobatch *b, atomic64_t *sent);
+void r5x_iob_start(struct r5x_iobatch *b, atomic64_t *sent,
+		   void (*barrier_fn)(void *ctx, unsigned long seq), void *ctx);
+
+/* No bio leaves the batch before a barrier for @seq (> 0) has run. */
+void r5x_iob_hold(struct r5x_iobatch *b, unsigned long seq);
 
 /* Send @bio (one page, prepared, not yet sent) now or with the batch. */
 void r5x_iob_submit(struct r5x_iobatch *b, struct bio *bio);
-/* Send everything pending.  Before the handler sleeps or returns. */
+/*
+ * Send everything pending, after a barrier held.  Before the handler
+ * sleeps or returns.
+ */
 void r5x_iob_flush(struct r5x_iobatch *b);
 
 int r5x_iob_init(void);

@@ -325,9 +325,12 @@ struct r5x_conf {
 	/*
 	 * Write-intent bitmap: every write attachment to a stripe page is one
 	 * md_bitmap_startwrite (numbered by bm_seq) and one endwrite when the
-	 * bio is completed.  A handler flushes the bitmap (md_bitmap_unplug)
-	 * before writing a stripe whose newest startwrite is past bm_flushed,
-	 * so no data reaches a member before its dirty bit is on disk.
+	 * bio is completed.  A handler that drains a stripe whose newest
+	 * startwrite is past bm_flushed holds its member I/O batch: the batch
+	 * flushes the bitmap (md_bitmap_unplug, r5x_bitmap_barrier) before it
+	 * sends anything more, so no data reaches a member before its dirty
+	 * bit is on disk, and the stripes a handler drains meanwhile share
+	 * that one flush (counters bm_stripes, bm_flushes).
 	 */
 	atomic_long_t bm_seq;
 	unsigned long bm_flushed;	/* written under bm_flush_lock */
@@ -370,6 +373,8 @@ bool r5x_is_ours(struct mddev *mddev);
 
 /* stripe_handle.c */
 struct r5x_iobatch;
+/* iobatch barrier: bitmap bits up to startwrite @seq on disk (may sleep) */
+void r5x_bitmap_barrier(void *ctx, unsigned long seq);
 void r5x_handle_stripe(struct r5x_stripe *sh, void *scratch,
 		       struct r5x_iobatch *iob);
 void r5x_attach_bio(struct r5x_stripe *sh, int disk, struct bio *bio,

@@ -1145,29 +1145,42 @@ static void write_failed(struct r5x_stripe *sh, int i)
 }
 
 /*
- * Before a stripe's data writes: its bitmap bits must be on disk.  One
- * handler flushes at a time: md_bitmap_unplug clears a page's dirty flag
- * before its write is sent, so a second caller meanwhile would find
+ * The handler's member I/O batch runs this before it sends anything after
+ * a drained stripe whose newest startwrite is @seq: the bitmap bits of
+ * every startwrite up to @seq must be on disk before those data writes.
+ * One handler flushes at a time: md_bitmap_unplug clears a page's dirty
+ * flag before its write is sent, so a second caller meanwhile would find
  * nothing to do and send data ahead of that write.
  */
-static void bitmap_flush(struct r5x_stripe *sh, struct r5x_iobatch *iob)
+void r5x_bitmap_barrier(void *ctx, unsigned long seq)
 {
-	struct r5x_conf *conf = sh->conf;
-	unsigned long seq;
+	struct r5x_conf *conf = ctx;
+	unsigned long now;
 
-	if (!conf->mddev->bitmap ||
-	    READ_ONCE(sh->bm_seq) <= READ_ONCE(conf->bm_flushed))
+	if (seq <= READ_ONCE(conf->bm_flushed))
 		return;
-	/* it waits for the bitmap writes: earlier stripes' I/O goes first */
-	r5x_iob_flush(iob);
 	mutex_lock(&conf->bm_flush_lock);
-	if (READ_ONCE(sh->bm_seq) > conf->bm_flushed) {
-		seq = atomic_long_read(&conf->bm_seq);
+	if (seq > conf->bm_flushed) {
+		now = atomic_long_read(&conf->bm_seq);
 		r5x_bm_unplug(conf->mddev);
-		/* every startwrite up to @seq is on disk now */
-		WRITE_ONCE(conf->bm_flushed, seq);
+		r5x_count(conf, bm_flushes, 1);
+		/* every startwrite up to @now is on disk now */
+		WRITE_ONCE(conf->bm_flushed, now);
 	}
 	mutex_unlock(&conf->bm_flush_lock);
+}
+
+/* A drained stripe's writes wait in @iob for its bitmap bits. */
+static void bitmap_hold(struct r5x_stripe *sh, struct r5x_iobatch *iob)
+{
+	struct r5x_conf *conf = sh->conf;
+	unsigned long seq = READ_ONCE(sh->bm_seq);
+
+	if (!conf->mddev->bitmap)
+		return;
+	r5x_count(conf, bm_stripes, 1);
+	if (seq > READ_ONCE(conf->bm_flushed))
+		r5x_iob_hold(iob, seq);
 }
 
 void r5x_handle_stripe(struct r5x_stripe *sh, void *scratch,
@@ -1237,7 +1250,7 @@ void r5x_handle_stripe(struct r5x_stripe *sh, void *scratch,
 	else
 		writes = p.rewrite;
 	if (p.drained)
-		bitmap_flush(sh, iob);
+		bitmap_hold(sh, iob);
 	submit_io(sh, p.want_read, writes, p.fua ? REQ_FUA : 0, iob);
 	if (p.sync_now) {
 		if (writes)

@@ -14,8 +14,8 @@
  * comes meanwhile only sets R5X_STRIPE_HANDLE: the release files it again.
  * What handlers share is atomic (counters, the bitmap sequence), under
  * conf->lock (lists, the delayed-list decisions), or per handler (the
- * scratch page of a parity check, the plug), or taken in turn (the
- * bitmap flush, conf->bm_flush_lock).  raid5xd alone does md's
+ * scratch page of a parity check, the plug, the member I/O batch), or
+ * taken in turn (the bitmap flush, conf->bm_flush_lock).  raid5xd alone does md's
  * superblock work, the cache's shrinking and the sb_wait list.
  */
 #include <linux/blkdev.h>
@@ -38,7 +38,8 @@ int r5x_handle_ready(struct r5x_conf *conf, void *scratch, int budget)
 	struct blk_plug plug;
 	int n = 0;
 
-	r5x_iob_start(&iob, &conf->stats.v[R5X_C_member_bios]);
+	r5x_iob_start(&iob, &conf->stats.v[R5X_C_member_bios],
+		      r5x_bitmap_barrier, conf);
 	blk_start_plug(&plug);
 	spin_lock_irq(&conf->lock);
 	while ((!budget || n < budget) && (sh = r5x_next_stripe(conf))) {

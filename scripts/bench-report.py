@@ -49,6 +49,7 @@ COUNTER_COLS = [
     ("delay_walks", "walks"), ("bypassed", "bypassed"), ("plugs", "plugs"),
     ("plugged_stripes", "plugged"), ("cache_waits", "cache waits"),
     ("aligned_reads", "aligned rd"), ("sync_stripes", "sync"),
+    ("bm_stripes", "bm stripes"), ("bm_flushes", "bm flushes"),
 ]
 
 

@@ -8,13 +8,16 @@
 #    from the bitmap: only the written regions are read and written, the
 #    data verifies, the bits are cleared after it and raid5x's check finds
 #    0 mismatches;
+#  - the bitmap is flushed before data writes (bm_flushes > 0) and the
+#    stripes a handler drains together share a flush: sequential writes
+#    of whole rows take at most one flush per 8 drained stripes;
 #  - `mdadm --grow --bitmap=none/internal` on a running raid5x array;
 #  - raid456 assembles the result: same bytes, check 0.
 # timeout: 600
 # shellcheck source=../lib/guest-lib.sh
 . /lib/guest-lib.sh
 
-tap_plan 15
+tap_plan 17
 load_md
 read -r -a devs <<<"$(make_members 4 40)"
 sys=/sys/block/md0/md
@@ -42,6 +45,18 @@ fio_verify --name=w --filename=/dev/md0 --rw=randwrite --bsrange=4k-256k \
 	--direct=1 --ioengine=libaio --iodepth=16 --size=48M --randrepeat=1
 tap_check "bitmap chunks dirtied by the writes were cleared afterwards" \
 	wait_clean "${devs[0]}"
+
+# bm COUNTER: raid5x_stats/COUNTER
+bm() { cat "$sys/raid5x_stats/$1"; }
+tap_check "the random writes waited for bitmap flushes (bm_flushes > 0)" \
+	test "$(bm bm_flushes)" -gt 0
+echo 1 >"$sys/raid5x_stats/reset"
+fio_verify --name=s --filename=/dev/md0 --rw=write --bs=1M --direct=1 \
+	--ioengine=libaio --iodepth=8 --size=24M
+st=$(bm bm_stripes) fl=$(bm bm_flushes)
+note "sequential 1M writes: $st stripes drained, $fl bitmap flushes"
+tap_check "sequential rows share bitmap flushes (>= 8 stripes per flush)" \
+	test "$fl" -gt 0 -a "$((fl * 8))" -le "$st"
 
 # fail one member, write a small region, re-add: bitmap-driven recovery
 mdadm /dev/md0 --fail "${devs[2]}" --remove "${devs[2]}" >/dev/null
