@@ -410,11 +410,11 @@ def suite_report(recs, meta, outdir):
     lines.append("")
     best_rows = [(j, best_safe(summary[j], arrays)) for j in jobs]
     if any(b for _, b in best_rows):
-        pools = ["; ".join(", ".join(safe456(arrays, g)) for g in groups_of(arrays)
-                           if len(safe456(arrays, g)) >= 2)]
+        pools = "; ".join(", ".join(safe456(arrays, g)) for g in groups_of(arrays)
+                          if len(safe456(arrays, g)) >= 2)
         lines.append("Best safe raid456 per job (" + BEST + ": the highest median of "
-                     + pools[0] + (", within its bitmap group" if len(groups_of(arrays)) > 1
-                                   else "") + "):")
+                     + pools + (", within its bitmap group" if len(groups_of(arrays)) > 1
+                                else "") + "):")
         lines.append("")
         for j, b in best_rows:
             lines.append("- %s: %s" % (j, "; ".join("%s %s MiB/s (%s)" % (k, fmt(v[0]), v[1])
