@@ -51,15 +51,14 @@ head -c "$size" /dev/urandom >/tmp/data
 want=$(md5sum </tmp/data | cut -d" " -f1)
 doff=$(cat "$sys/dev-${m1##*/}/offset")
 rd1=$sys/dev-${m1##*/}
-stat_of() { cat "$sys/raid5x_stats/$1"; }
 
 # counts CMD...: run CMD; BIOS and BLOCKS: member bios and blocks it took
 counts() {
 	local b0 r0 w0
-	b0=$(stat_of member_bios) r0=$(stat_of read_blocks) w0=$(stat_of write_blocks)
+	b0=$(r5x_stat "$sys" member_bios) r0=$(r5x_stat "$sys" read_blocks) w0=$(r5x_stat "$sys" write_blocks)
 	"$@" || return 1
-	BIOS=$(($(stat_of member_bios) - b0))
-	BLOCKS=$(($(stat_of read_blocks) + $(stat_of write_blocks) - r0 - w0))
+	BIOS=$(($(r5x_stat "$sys" member_bios) - b0))
+	BLOCKS=$(($(r5x_stat "$sys" read_blocks) + $(r5x_stat "$sys" write_blocks) - r0 - w0))
 	note "$*: $BLOCKS member blocks in $BIOS bios"
 }
 fill() { # full stripes (1.5 MiB), O_DIRECT
@@ -101,7 +100,7 @@ check_bad() {
 		gl_nap 0.1
 	done
 	LOG=$(tr '\n' ' ' <"$rd1/bad_blocks")
-	note "$(md_level md0): check over a bad block at member sector $1 ($((doff + $1)) on the device): bad_blocks '$LOG', errors $(cat "$rd1/errors"), unacknowledged '$(tr '\n' ' ' <"$rd1/unacknowledged_bad_blocks")', read_errors $(stat_of read_errors 2>/dev/null || echo -)"
+	note "$(md_level md0): check over a bad block at member sector $1 ($((doff + $1)) on the device): bad_blocks '$LOG', errors $(cat "$rd1/errors"), unacknowledged '$(tr '\n' ' ' <"$rd1/unacknowledged_bad_blocks")', read_errors $(r5x_stat "$sys" read_errors 2>/dev/null || echo -)"
 	m1_ok && [ "$ok" = 0 ]
 }
 bad=$((2048 + 128)) # 1 MiB + 64 KiB into member 1's data: mid-chunk

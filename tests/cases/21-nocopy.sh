@@ -33,7 +33,6 @@ load_md
 modprobe ext4 2>/dev/null || true
 sys=/sys/block/md0/md
 q=/sys/block/md0/queue/stable_writes
-stat_of() { cat "$sys/raid5x_stats/$1"; }
 reset_stats() { echo 1 >"$sys/raid5x_stats/reset"; }
 
 msz=$(gl_scaled 48 32) # MiB per member; 32 on the debug kernel
@@ -73,7 +72,7 @@ write_file() {
 	mount -t ext4 /dev/md0 /mnt/r &&
 		dd if="$2" of="/mnt/r/$1" bs=1M conv=fsync status=none &&
 		sync && umount /mnt/r || return 1
-	note "$1: nocopy_blocks $(stat_of nocopy_blocks), write_blocks $(stat_of write_blocks), full_stripes $(stat_of full_stripes)"
+	note "$1: nocopy_blocks $(r5x_stat "$sys" nocopy_blocks), write_blocks $(r5x_stat "$sys" write_blocks), full_stripes $(r5x_stat "$sys" full_stripes)"
 }
 file_ok() {
 	echo 3 >/proc/sys/vm/drop_caches
@@ -87,7 +86,7 @@ file_ok() {
 step() {
 	write_file a /tmp/a || return 1
 	local n want=$(((fmb << 8) / 2))
-	n=$(stat_of nocopy_blocks)
+	n=$(r5x_stat "$sys" nocopy_blocks)
 	[ "$n" -ge "$want" ] || { note "nocopy_blocks $n < $want"; return 1; }
 }
 tap_check "ext4 buffered file write: at least half its blocks uncopied" step
@@ -109,7 +108,7 @@ rmw_into() {
 		fi
 	done
 	umount /mnt/r
-	note "rmw_stripes $(stat_of rmw_stripes) rcw_stripes $(stat_of rcw_stripes)"
+	note "rmw_stripes $(r5x_stat "$sys" rmw_stripes) rcw_stripes $(r5x_stat "$sys" rcw_stripes)"
 }
 step() { reset_stats && rmw_into && file_ok a /tmp/a && md_check_zero md0; }
 tap_check "4K O_DIRECT writes into it: file right, raid5x check 0" step
@@ -125,8 +124,8 @@ race() {
 	local rc=$?
 	sync
 	umount /mnt/r || rc=1
-	note "race: fio status $rc, nocopy_blocks $(stat_of nocopy_blocks)"
-	[ "$rc" = 0 ] && [ "$(stat_of nocopy_blocks)" -gt 0 ]
+	note "race: fio status $rc, nocopy_blocks $(r5x_stat "$sys" nocopy_blocks)"
+	[ "$rc" = 0 ] && [ "$(r5x_stat "$sys" nocopy_blocks)" -gt 0 ]
 }
 tap_check "buffered and mmap writers racing on a file: uncopied writes, check 0" \
 	eval 'race && md_check_zero md0'
@@ -135,8 +134,8 @@ step() {
 	reset_stats
 	dd if=/tmp/b of=/dev/md0 bs=192k oflag=direct status=none seek=$((fmb * 16 / 3)) count=16 &&
 		dd if=/tmp/b of=/dev/md0 bs=1M oflag=direct status=none seek=$((fmb + 4)) count=4 || return 1
-	note "O_DIRECT: nocopy_blocks $(stat_of nocopy_blocks), full_stripes $(stat_of full_stripes)"
-	[ "$(stat_of nocopy_blocks)" = 0 ] && [ "$(stat_of full_stripes)" -gt 0 ]
+	note "O_DIRECT: nocopy_blocks $(r5x_stat "$sys" nocopy_blocks), full_stripes $(r5x_stat "$sys" full_stripes)"
+	[ "$(r5x_stat "$sys" nocopy_blocks)" = 0 ] && [ "$(r5x_stat "$sys" full_stripes)" -gt 0 ]
 }
 tap_check "O_DIRECT writes to the raw array: every block copied" step
 # the raw writes went over file system blocks: a new one
@@ -145,14 +144,14 @@ mkfs.ext4 -q -F -b 4096 -E stride=16,stripe_width=48 /dev/md0
 step() {
 	sysfs_write "$sys/skip_copy" 0 && [ "$(cat "$q")" = 0 ] &&
 		mkfs.ext4 -q -F -b 4096 -E stride=16,stripe_width=48 /dev/md0 &&
-		write_file a /tmp/a && [ "$(stat_of nocopy_blocks)" = 0 ] &&
+		write_file a /tmp/a && [ "$(r5x_stat "$sys" nocopy_blocks)" = 0 ] &&
 		file_ok a /tmp/a
 }
 tap_check "skip_copy 0: no stable writes, every block copied, file right" step
 step() {
 	sysfs_write "$sys/skip_copy" 1 && [ "$(cat "$q")" = 1 ] &&
 		mkfs.ext4 -q -F -b 4096 -E stride=16,stripe_width=48 /dev/md0 &&
-		write_file a /tmp/a && [ "$(stat_of nocopy_blocks)" -gt 0 ]
+		write_file a /tmp/a && [ "$(r5x_stat "$sys" nocopy_blocks)" -gt 0 ]
 }
 tap_check "skip_copy 1 again: a new mount writes uncopied" step
 
@@ -167,7 +166,7 @@ fail_mid_write() {
 	wait "$pid" || rc=1
 	sync
 	umount /mnt/r || rc=1
-	note "degraded $(cat "$sys/degraded"), nocopy_blocks $(stat_of nocopy_blocks)"
+	note "degraded $(cat "$sys/degraded"), nocopy_blocks $(r5x_stat "$sys" nocopy_blocks)"
 	[ "$rc" = 0 ] && [ "$(cat "$sys/degraded")" = 1 ]
 }
 tap_check "member failed while a file is written: the write completes" fail_mid_write

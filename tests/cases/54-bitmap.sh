@@ -46,14 +46,12 @@ fio_verify --name=w --filename=/dev/md0 --rw=randwrite --bsrange=4k-256k \
 tap_check "bitmap chunks dirtied by the writes were cleared afterwards" \
 	wait_clean "${devs[0]}"
 
-# bm COUNTER: raid5x_stats/COUNTER
-bm() { cat "$sys/raid5x_stats/$1"; }
 tap_check "the random writes waited for bitmap flushes (bm_flushes > 0)" \
-	test "$(bm bm_flushes)" -gt 0
+	test "$(r5x_stat "$sys" bm_flushes)" -gt 0
 echo 1 >"$sys/raid5x_stats/reset"
 fio_verify --name=s --filename=/dev/md0 --rw=write --bs=1M --direct=1 \
 	--ioengine=libaio --iodepth=8 --size=24M
-st=$(bm bm_stripes) fl=$(bm bm_flushes)
+st=$(r5x_stat "$sys" bm_stripes) fl=$(r5x_stat "$sys" bm_flushes)
 note "sequential 1M writes: $st stripes drained, $fl bitmap flushes"
 tap_check "sequential rows share bitmap flushes (>= 8 stripes per flush)" \
 	test "$fl" -gt 0 -a "$((fl * 8))" -le "$st"

@@ -333,6 +333,13 @@ r5x_stats() {
 	done
 }
 
+# r5x_stat MD_OR_SYSDIR NAME: raid5x's counter NAME (md/raid5x_stats/NAME)
+r5x_stat() {
+	local d=$1
+	case $d in /*) ;; *) d=$(md_sys "$d") ;; esac
+	cat "$d/raid5x_stats/$2"
+}
+
 # md_member_in MD DEV: DEV is a member of MD that md does not list as
 # faulty, and MD is not degraded.
 md_member_in() {
