@@ -199,6 +199,9 @@ tort_gen() {
 			1) nblk=$((rowb * (1 + RANDOM % 4))) ;;
 			*) nblk=$((1 + RANDOM % (ablk / 4))) ;;
 			esac
+			# a small array: at most all of it but one block (a seed
+			# whose draw reached ablk divided by 0 here, no plan at all)
+			[ "$nblk" -lt "$ablk" ] || nblk=$((ablk - 1))
 			start=$(((RANDOM * 32768 + RANDOM) % (ablk - nblk)))
 			[ $((RANDOM % 2)) = 0 ] || start=$((start / rowb * rowb))
 			pos=$((2 + RANDOM % (${#steps[@]} - 3)))
