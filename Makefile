@@ -65,10 +65,12 @@ clean:
 #   make uninstall    remove it again (depmod likewise)
 #   make mdadm        build/mdadm/mdadm: Debian's mdadm + patches/mdadm/*.patch
 #                     (--level=raid5x, level=raid5x on ARRAY lines)
+#   make mdadm-forky  build/mdadm-forky/mdadm: forky's mdadm 4.6, unpatched
+#                     (the guest's --bitmap=lockless, case 71)
 INSTALL_MOD_DIR ?= updates
 DESTDIR ?=
 
-.PHONY: install uninstall mdadm
+.PHONY: install uninstall mdadm mdadm-forky
 
 install: module
 	install -D -m 644 md-raid5x.ko $(DESTDIR)/lib/modules/$(KVER)/$(INSTALL_MOD_DIR)/md-raid5x.ko
@@ -80,6 +82,9 @@ uninstall:
 
 mdadm:
 	scripts/build-mdadm.sh $(BUILD)/mdadm
+
+mdadm-forky:
+	scripts/build-mdadm.sh --release forky $(BUILD)/mdadm-forky
 
 # ---- mdadm's own raid5 tests (issue 5) -------------------------------------
 #   make mdadm-tests  mdadm's test suite (Debian source package) on raid456,

@@ -18,8 +18,11 @@
  *    array bio completes.  A kernel with bitmap_ops but without core
  *    marking (6.12.0-6.12.x before the backport) gets no bitmap: raid5x
  *    refuses to run an array that has one.  7.x's lockless bitmap
- *    (llbitmap) tracks sync state per bit with its own calls
- *    (blocks_synced, skip_sync_blocks) that raid5x does not make: refused.
+ *    (llbitmap) also records which regions were never written and whose
+ *    parity was never computed (no initial sync; md core skips unwritten
+ *    regions in every sync and rebuilds written ones lazily): raid5x
+ *    writes such rows by reconstruct-write only (r5x_bm_blocks_synced),
+ *    and refuses discard and resize on such arrays (r5x_llbitmap).
  *  - recovery_disabled (6.1, 6.12): when a rebuilt member's bad-block log
  *    is full, raid5x disables recovery as raid5 does.  7.x has no such
  *    field: md fails the member itself when it cannot log a bad block.
@@ -220,6 +223,21 @@ static inline void r5x_xor_gen(void *dest, void **srcs, int n,
 }
 
 /*
+ * Does @mddev use 7.x's lockless bitmap?  Its discard marking takes the
+ * bitmap chunk holding a discard's last sector whole (live data after the
+ * discard would be called unwritten, and no rebuild would copy it) and
+ * its resize does not grow its page array: raid5x refuses both there.
+ */
+static inline bool r5x_llbitmap(struct mddev *mddev)
+{
+#if R5X_HAVE_LLBITMAP
+	return mddev->bitmap_id == ID_LLBITMAP;
+#else
+	return false;
+#endif
+}
+
+/*
  * The array's queue limits: I/O sizes @io_min/@io_opt (bytes), the
  * members' limits stacked, no write-zeroes (raid5x fails it), and discard
  * only with a granularity @discard (bytes, a power of two covering a row:
@@ -229,7 +247,8 @@ static inline void r5x_xor_gen(void *dest, void **srcs, int n,
  * KiB, 128 segments; raid456 lifts both); chunk_sectors is left 0 (7.x's
  * raid456 splits at full stripes: no gain for raid5x, whose delayed list
  * joins a stripe across bios; docs/reports/chunk-sectors-7.2-2026-12-01.md).
- * dm-raid arrays (no gendisk) keep dm's.
+ * dm-raid arrays (no gendisk) keep dm's.  No discard with llbitmap
+ * (r5x_llbitmap).
  */
 static inline int r5x_set_queue_limits(struct mddev *mddev,
 				       unsigned int io_min, unsigned int io_opt,
@@ -242,6 +261,8 @@ static inline int r5x_set_queue_limits(struct mddev *mddev,
 
 	if (!mddev->gendisk)
 		return 0;
+	if (r5x_llbitmap(mddev))
+		discard = 0;
 	md_init_stacking_limits(&lim);
 	lim.io_min = io_min;
 	lim.io_opt = io_opt;
@@ -362,13 +383,40 @@ static inline int r5x_bitmap_resize(struct mddev *mddev, sector_t sectors)
 #endif
 }
 
+/*
+ * Is the parity of the rows at member sector @s known to match their data?
+ * False only on an llbitmap region written since creation but not yet
+ * lazily synced: a read-modify-write there would fold new data into
+ * parity that was never computed.
+ */
+static inline bool r5x_bm_blocks_synced(struct mddev *mddev, sector_t s)
+{
+#if R5X_HAVE_LLBITMAP
+	if (READ_ONCE(mddev->bitmap) && mddev->bitmap_ops &&
+	    mddev->bitmap_ops->blocks_synced)
+		return mddev->bitmap_ops->blocks_synced(mddev, s);
+#endif
+	return true;
+}
+
+/*
+ * Is md running llbitmap's lazy initial sync?  md core then takes the
+ * highest in-sync member out of sync (In_sync cleared, recovery_offset as
+ * it was) and recovers it over the regions written since creation: that
+ * member is the target at every sector, whatever its recovery_offset.
+ */
+static inline bool r5x_lazy_recovery(struct mddev *mddev)
+{
+#if R5X_HAVE_LLBITMAP
+	return test_bit(MD_RECOVERY_LAZY_RECOVER, &mddev->recovery);
+#else
+	return false;
+#endif
+}
+
 /* Can raid5x drive the bitmap @mddev has?  NULL if so, else why not. */
 static inline const char *r5x_bitmap_unsupported(struct mddev *mddev)
 {
-#if R5X_HAVE_LLBITMAP
-	if (mddev->bitmap_id == ID_LLBITMAP)
-		return "the lockless bitmap (llbitmap) is not supported by raid5x";
-#endif
 	if (!mddev->bitmap && !mddev->bitmap_info.file &&
 	    !mddev->bitmap_info.offset)
 		return NULL;
@@ -388,10 +436,6 @@ static inline bool r5x_bitmap_unmarkable(struct mddev *mddev)
 {
 	if (!READ_ONCE(mddev->bitmap))
 		return false;
-#if R5X_HAVE_LLBITMAP
-	if (mddev->bitmap_id == ID_LLBITMAP)
-		return true;
-#endif
 	return !R5X_HAVE_BITMAP;
 }
 

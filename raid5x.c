@@ -299,6 +299,12 @@ static bool raid5x_make_request(struct mddev *mddev, struct bio *bi)
 		bio_io_error(bi);
 		return true;
 	}
+	if (unlikely(r5x_llbitmap(mddev)) && bio_op(bi) == REQ_OP_DISCARD) {
+		/* before md core marks it: see r5x_llbitmap */
+		bi->bi_status = BLK_STS_NOTSUPP;
+		bio_endio(bi);
+		return true;
+	}
 	if (write && !r5x_write_start(mddev, bi))
 		return false;
 	md_account_bio(mddev, &bi);
@@ -406,7 +412,8 @@ static sector_t raid5x_size(struct mddev *mddev, sector_t sectors, int raid_disk
  * mdadm --grow --size: md has checked that no sync runs and that every
  * member has room.  Growing, the rows past the old end are resynced (md
  * starts at the old end, as for raid456); shrinking leaves the rows past
- * the new end as they are.  The bitmap follows the member size.
+ * the new end as they are.  The bitmap follows the member size; not
+ * llbitmap's (r5x_llbitmap): refused.
  */
 static int raid5x_resize(struct mddev *mddev, sector_t sectors)
 {
@@ -414,6 +421,11 @@ static int raid5x_resize(struct mddev *mddev, sector_t sectors)
 	sector_t old = mddev->dev_sectors, array;
 	int err;
 
+	if (r5x_llbitmap(mddev)) {
+		pr_warn("md/raid5x:%s: cannot resize an array with the lockless bitmap (llbitmap); remove the bitmap first (mdadm --grow --bitmap=none)\n",
+			mdname(mddev));
+		return -EINVAL;
+	}
 	sectors = round_down(sectors, conf->geom.chunk_sectors);
 	if (!sectors)
 		return -EINVAL;
@@ -746,6 +758,13 @@ static bool needs_block(struct md_rdev *rdev, sector_t sector)
 		rdev->recovery_offset <= sector;
 }
 
+/* In llbitmap's lazy sync, the member out of sync needs every block. */
+static bool lazy_target(struct md_rdev *rdev)
+{
+	return rdev && !test_bit(Faulty, &rdev->flags) &&
+		!test_bit(In_sync, &rdev->flags);
+}
+
 /*
  * What a recovery does at @sector: rebuild a spare's slot (RECOVER), or
  * copy a slot to its replacement (REPLACE); *@target is the slot, or -1.
@@ -757,11 +776,14 @@ static int recovery_target(struct r5x_conf *conf, sector_t sector, int *target)
 {
 	struct md_rdev *rdev, *skipped = NULL;
 	int i, mode = R5X_SYNC_RECOVER;
+	bool lazy = r5x_lazy_recovery(conf->mddev);
 
 	rcu_read_lock();
-	for (i = 0; i < conf->geom.raid_disks; i++)
-		if (needs_block(rcu_dereference(conf->disks[i].rdev), sector))
+	for (i = 0; i < conf->geom.raid_disks; i++) {
+		rdev = rcu_dereference(conf->disks[i].rdev);
+		if (needs_block(rdev, sector) || (lazy && lazy_target(rdev)))
 			*target = i;
+	}
 	for (i = 0; i < conf->geom.raid_disks; i++) {
 		rdev = rcu_dereference(conf->disks[i].replacement);
 		if (!needs_block(rdev, sector))

@@ -319,12 +319,17 @@ static void plan_rewrite(struct r5x_stripe *sh, struct r5x_plan *p, int f)
 		p->rewrite |= BIT(f);
 }
 
-/* rmw is unsafe where parity may not yet match data (not resynced yet). */
+/*
+ * rmw is unsafe where parity may not yet match data: not resynced yet, or
+ * (llbitmap) written since creation and not yet lazily synced.
+ */
 static bool rmw_allowed(struct r5x_stripe *sh)
 {
-	sector_t done = r5x_resync_offset(sh->conf->mddev);
+	struct mddev *mddev = sh->conf->mddev;
+	sector_t done = r5x_resync_offset(mddev);
 
-	return done == MaxSector || sh->sector + R5X_STRIPE_SECTORS <= done;
+	return (done == MaxSector || sh->sector + R5X_STRIPE_SECTORS <= done) &&
+	       r5x_bm_blocks_synced(mddev, sh->sector);
 }
 
 /*

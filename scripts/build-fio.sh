@@ -38,7 +38,7 @@ flags=(--disable-rbd --disable-rados --disable-gfapi --disable-rdma
 	--disable-pmem --disable-numa --disable-http --disable-libzbc
 	--disable-libnfs --disable-dfs --disable-xnvme --disable-tcmalloc
 	--disable-native)
-srcver=$(debsrc_version fio)
+srcver=$(debsrc_version fio bookworm)
 stamp="fio $srcver ${flags[*]}"
 if [ -x "$out/fio" ] && [ "$(cat "$out/stamp" 2>/dev/null)" = "$stamp" ]; then
 	echo "build-fio: up to date (fio $srcver)"

@@ -8,19 +8,25 @@
 # suite's deb-src entry, whatever other releases apt has sources of (a
 # trixie or forky machine's deb-src). First writes a deb-src entry,
 # /etc/apt/sources.list.d/raid5x-deb-src.sources (SUITE and SUITE-updates,
-# deb.debian.org; bookworm without SUITE), and runs apt-get update, if apt
-# has no deb-src entry (with SUITE: none of SUITE's).
+# deb.debian.org; bookworm without SUITE; another SUITE goes to
+# raid5x-deb-src-SUITE.sources, forky without -updates, which it has not),
+# and runs apt-get update, if apt has no deb-src entry (with SUITE: none of
+# SUITE's).
 debsrc_version() {
-	local v suite=${2:-bookworm} filter=()
+	local v suite=${2:-bookworm} filter=() list=raid5x-deb-src
 	[ -z "${2:-}" ] || filter=("Release: $suite")
+	[ "$suite" = bookworm ] || list=raid5x-deb-src-$suite
+	# testing (forky) has no -updates suite
+	local suites="$suite $suite-updates"
+	[ "$suite" != forky ] || suites=$suite
 	if ! apt-get indextargets --format '$(CREATED_BY)' 'Created-By: Sources' ${filter[@]+"${filter[@]}"} 2>/dev/null |
 		grep -qx Sources; then
 		[ "$(id -u)" = 0 ] || die "no deb-src entry${2:+ of $suite} for apt and not root; add one"
-		echo "${0##*/}: apt has no deb-src entry${2:+ of $suite}: writing /etc/apt/sources.list.d/raid5x-deb-src.sources ($suite, deb.debian.org) and running apt-get update" >&2
-		cat >/etc/apt/sources.list.d/raid5x-deb-src.sources <<SRC
+		echo "${0##*/}: apt has no deb-src entry${2:+ of $suite}: writing /etc/apt/sources.list.d/$list.sources ($suite, deb.debian.org) and running apt-get update" >&2
+		cat >"/etc/apt/sources.list.d/$list.sources" <<SRC
 Types: deb-src
 URIs: http://deb.debian.org/debian
-Suites: $suite $suite-updates
+Suites: $suites
 Components: main
 Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 SRC

@@ -234,6 +234,17 @@ if grep -qs '^# guest-args:.*build/mdadm/' "${sel[@]}"; then
 	fi
 fi
 
+# ---- forky's mdadm (cases whose guest-args name build/mdadm-forky/) ------
+if grep -qs '^# guest-args:.*build/mdadm-forky/' "${sel[@]}"; then
+	echo "== make mdadm-forky (forky's mdadm 4.6 for the guest)"
+	if make mdadm-forky >"$logdir/make-mdadm-forky.log" 2>&1; then
+		tail -n 1 "$logdir/make-mdadm-forky.log" | sed 's/^/   /'
+	else
+		tail -n 10 "$logdir/make-mdadm-forky.log" | sed 's/^/   | /'
+		fail_case "make mdadm-forky (log $logdir/make-mdadm-forky.log)"
+	fi
+fi
+
 # ---- the torture run's static I/O helper (cases naming build/torture/) ---
 if grep -qs '^# guest-args:.*build/torture/' "${sel[@]}"; then
 	make torture-helper >"$logdir/make-torture-helper.log" 2>&1 ||
@@ -650,6 +661,20 @@ kernel_pass() {
 		fi
 		echo "   md-raid5x.ko for $KVER built in $((SECONDS - t0)) s ($(grep -c 'warning:' "$logdir/make-$KVER.log") warnings)"
 		gargs+=(--ko "$dko/md-raid5x.ko")
+	fi
+	# md-mod with llbitmap built in, for the cases that say they need it
+	# (Debian builds it into no kernel; exit 2: this md has none)
+	if grep -qs '^# needs:.*md-llbitmap' "${sel[@]}"; then
+		local llko rc=0
+		llko=$(scripts/md-llbitmap.sh "$KVER" "${RAID5X_CACHE:-/var/cache/raid5x/debug-kernel}/md-llbitmap/$KVER" \
+			2>"$logdir/md-llbitmap-$KVER.log") || rc=$?
+		case $rc in
+		0) gargs+=(--file "$llko:/opt/md-llbitmap/md-mod.ko")
+		   echo "   md-mod.ko with llbitmap for $KVER: $llko" ;;
+		2) ;;
+		*) tail -n 20 "$logdir/md-llbitmap-$KVER.log" | sed 's/^/   | /'
+		   fail_case "build md-mod with llbitmap for $KVER (log $logdir/md-llbitmap-$KVER.log)" ;;
+		esac
 	fi
 	gargs+=(--kernel "$KERNEL" --moddir "$MODDIR" --kver "$KVER")
 	gargs+=(--append "gl_scale=$kscale gl_sample=$ksample")
