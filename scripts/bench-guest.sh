@@ -22,7 +22,11 @@
 #                          computed from, so a buffer changed in flight
 #                          leaves parity stale). Any RAID5 name may end in
 #                          @bm or @bmCHUNK: that array with an internal
-#                          bitmap (bitmap= below), e.g. raid5x@bm4M
+#                          bitmap (bitmap= below), e.g. raid5x@bm4M; or
+#                          in @ll: md's lockless bitmap (forky's mdadm,
+#                          /usr/local/sbin/mdadm-forky, --bitmap=lockless
+#                          --assume-clean: every bit clean), with the
+#                          md-mod bench.sh put at /opt/md-llbitmap/
 #   io=MB                  bytes per sequential job (128); random jobs do
 #                          io/4, the ext4 job copies a tree of ~0.9*io MB
 #                          into a file system of 3*io MB
@@ -247,6 +251,7 @@ array_bitmap() {
 	none) echo "none " ;;
 	bm) echo "internal " ;;
 	bm[0-9]*) echo "internal ${b#bm}" ;;
+	ll) echo "lockless " ;;
 	*) return 1 ;;
 	esac
 }
@@ -282,12 +287,17 @@ setup_array() {
 	r5x_load_for "$kind" || return 1
 	case ${kind%%+*} in
 	raid456 | raid456t | raid456u | raid5x)
-		GL_BITMAP=${bm% *} GL_BITMAP_CHUNK=${bm#* } \
+		mdadm=mdadm
+		[ "${bm% *}" != lockless ] || mdadm=/usr/local/sbin/mdadm-forky
+		GL_BITMAP=${bm% *} GL_BITMAP_CHUNK=${bm#* } GL_MDADM=$mdadm \
 			create_raid5 "$md" "$n" "$ck" left-symmetric "${mem[@]}" ||
 			{ ARR_ERR="mdadm --create level 5 failed"; return 1; }
 		if [ "${bm% *}" = internal ]; then
 			[ "$(cat "$(md_sys "$md")/bitmap/location" 2>/dev/null)" != none ] ||
 				{ ARR_ERR="$1: no bitmap after mdadm --create --bitmap=internal"; return 1; }
+		elif [ "${bm% *}" = lockless ]; then
+			grep -q '\[llbitmap\]' "$(md_sys "$md")/bitmap_type" 2>/dev/null ||
+				{ ARR_ERR="$1: no llbitmap after mdadm --create --bitmap=lockless"; return 1; }
 		fi
 		if [ "${kind%%+*}" = raid5x ]; then
 			to_raid5x "$md" || { ARR_ERR="takeover to raid5x failed"; return 1; }
@@ -1033,6 +1043,10 @@ numfmt_b() {
 
 # ---- main ------------------------------------------------------------------
 
+# @ll arrays: md-mod with llbitmap (bench.sh), loaded before md's users
+if [ -f /opt/md-llbitmap/md-mod.ko ]; then
+	insmod /opt/md-llbitmap/md-mod.ko || { echo "bench-guest: insmod md-mod with llbitmap failed"; exit 1; }
+fi
 load_md || exit 1
 modprobe ext4 2>/dev/null || true
 if [ "$dirty" != 0 ]; then

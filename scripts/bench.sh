@@ -28,7 +28,11 @@
 #                      is the best safe raid456 (every raid456 kind but
 #                      raid456u) per job. Any RAID5 name may end in @bm
 #                      (an internal bitmap, mdadm's default chunk) or
-#                      @bmCHUNK (e.g. raid5x@bm4M): the report compares
+#                      @bmCHUNK (e.g. raid5x@bm4M), or in @ll (md's
+#                      lockless bitmap, --kernel 7 only: md-mod rebuilt
+#                      with it, scripts/md-llbitmap.sh, and forky's mdadm
+#                      in the guest; every array of that boot runs on
+#                      that md-mod): the report compares
 #                      each @ group on its own and adds the bitmap's cost
 #                      (with / without) per personality;
 #                      raid5x+NAME=VAL[+NAME=VAL]
@@ -167,7 +171,7 @@ if [ $# -eq 0 ] && [ -n "${BENCH_ARGS:-}" ]; then
 fi
 
 mode=suite profile=0 locks=0 ko="" build=1 out="" mem=3072 smp=2 timeout="" report_log="" verbose=0
-kline="" append=""
+kline="" llbitmap=0 append=""
 gargs=() tunes=()
 num() { [[ $2 =~ ^[0-9]+$ ]] || die "$1 wants a number, got '$2'"; }
 list() { [[ $2 =~ ^[A-Za-z0-9:,_-]+$ ]] || die "$1 wants a comma-separated list, got '$2'"; }
@@ -245,8 +249,9 @@ for a in "${gargs[@]}"; do
 		IFS=, read -r -a l <<<"${a#arrays=}"
 		for j in "${l[@]}"; do
 			if [[ $j == *@* ]]; then
-				[[ ${j#*@} =~ ^bm([0-9]+[KMG])?$ ]] ||
-					die "array '$j': the part after @ is bm or bmCHUNK (e.g. bm4M)"
+				[[ ${j#*@} =~ ^(bm([0-9]+[KMG])?|ll)$ ]] ||
+					die "array '$j': the part after @ is bm, bmCHUNK (e.g. bm4M) or ll"
+				[[ $j != *@ll ]] || llbitmap=1
 				[[ $j != raid0@* ]] || die "array '$j': raid0 has no bitmap here"
 				j=${j%%@*}
 			fi
@@ -258,7 +263,7 @@ for a in "${gargs[@]}"; do
 			raid456+*)
 				[[ $j =~ ^raid456(\+sys\.[a-z0-9_]+=[0-9]+)+$ ]] ||
 					die "array '$j': raid456+sys.NAME=NUMBER[+sys.NAME=NUMBER...] (md/NAME of the array)" ;;
-			*) die "unknown array '$j' (raid456, raid456t, raid456u, raid5x, raid0, raid5x+NAME=VALUE, raid456+sys.NAME=VALUE, NAME@bm)" ;;
+			*) die "unknown array '$j' (raid456, raid456t, raid456u, raid5x, raid0, raid5x+NAME=VALUE, raid456+sys.NAME=VALUE, NAME@bm, NAME@ll)" ;;
 			esac
 		done
 		[ "$(printf '%s\n' "${l[@]}" | sort -u | wc -l)" = "${#l[@]}" ] ||
@@ -328,6 +333,19 @@ if [ -n "$kline" ]; then
 	kver=$KVER
 	kargs=(--kernel "$KERNEL" --moddir "$MODDIR" --kver "$KVER")
 	echo "bench.sh: guest kernel $KVER ($KERNEL)"
+fi
+# @ll arrays: md-mod with llbitmap (no Debian kernel has it) and forky's
+# mdadm (--bitmap=lockless) in the guest
+llfiles=()
+if [ "$llbitmap" = 1 ]; then
+	[ -n "$kline" ] || die "@ll (llbitmap) needs --kernel 7: md has it from 6.18"
+	llko=$("$here/md-llbitmap.sh" "$kver" "${RAID5X_CACHE:-/var/cache/raid5x/debug-kernel}/md-llbitmap/$kver" 2>"$out/md-llbitmap.log") ||
+		{ tail -n 20 "$out/md-llbitmap.log" >&2; die "no md-mod with llbitmap for $kver, see $out/md-llbitmap.log"; }
+	"$here/build-mdadm.sh" --release forky "${BUILD:-$top/build}/mdadm-forky" >"$out/mdadm-forky.log" 2>&1 ||
+		{ tail -n 20 "$out/mdadm-forky.log" >&2; die "make mdadm-forky failed, see $out/mdadm-forky.log"; }
+	llfiles=(--file "$llko:/opt/md-llbitmap/md-mod.ko"
+		--file "${BUILD:-$top/build}/mdadm-forky/mdadm:/usr/local/sbin/mdadm-forky")
+	echo "bench.sh: @ll: $llko and forky's mdadm in the guest"
 fi
 git_desc=$(git -C "$top" describe --always --dirty --abbrev=12 2>/dev/null || echo unknown)
 if [ "$build" = 1 ] && [ -n "$kline" ]; then
@@ -401,7 +419,7 @@ echo "bench.sh: guest args: ${gargs[*]}"
 
 trap 'echo "bench.sh: interrupted; the partial console log is $log (bench.sh --report $log)" >&2; exit 130' INT TERM
 gflags=(--ko "$snap" --timeout "$timeout" --mem "$mem" --smp "$smp" --log "$log" --bin "$jq"
-	${kargs[@]+"${kargs[@]}"})
+	${kargs[@]+"${kargs[@]}"} ${llfiles[@]+"${llfiles[@]}"})
 [ -z "$append" ] || gflags+=(--append "$append")
 if [ "$profile$locks" != 00 ]; then
 	perf=$(command -v perf) || die "--profile and --locks need perf (apt-get install linux-perf)"

@@ -362,14 +362,15 @@ md_mdstat_line() { grep "^${1##*/} :" /proc/mdstat; }
 
 # create_raid5 MD N CHUNK_KB LAYOUT DEVS...: create a clean level-5 array with
 # v1.2 metadata, no bitmap (GL_BITMAP=internal: an internal write-intent
-# bitmap, GL_BITMAP_CHUNK its chunk, e.g. 4M; mdadm's default if empty).
+# bitmap, GL_BITMAP_CHUNK its chunk, e.g. 4M; mdadm's default if empty;
+# GL_MDADM: another mdadm, e.g. forky's for GL_BITMAP=lockless).
 # LAYOUT: left-asymmetric left-symmetric right-asymmetric right-symmetric
 # parity-first parity-last.
 create_raid5() {
 	local md n=$2 chunk=$3 layout=$4
 	md=$(md_dev "$1")
 	shift 4
-	mdadm --create "$md" --run --quiet --level=5 --metadata=1.2 \
+	"${GL_MDADM:-mdadm}" --create "$md" --run --quiet --level=5 --metadata=1.2 \
 		--assume-clean --bitmap="${GL_BITMAP:-none}" \
 		${GL_BITMAP_CHUNK:+--bitmap-chunk="$GL_BITMAP_CHUNK"} \
 		--chunk="$chunk" --layout="$layout" --raid-devices="$n" "$@" ||
