@@ -1045,6 +1045,7 @@ numfmt_b() {
 
 # @ll arrays: md-mod with llbitmap (bench.sh), loaded before md's users
 if [ -f /opt/md-llbitmap/md-mod.ko ]; then
+	unload_modules md-raid5x raid456 md_mod
 	insmod /opt/md-llbitmap/md-mod.ko || { echo "bench-guest: insmod md-mod with llbitmap failed"; exit 1; }
 fi
 load_md || exit 1

@@ -344,7 +344,9 @@ def group_note(arrays):
     if not gs:
         return ""
     return (" NAME@bm: an internal write-intent bitmap with mdadm's default chunk, "
-            "@bmSIZE: with a SIZE bitmap chunk; each @ group's ratios compare arrays "
+            "@bmSIZE: with a SIZE bitmap chunk, NAME@ll: md's lockless bitmap (llbitmap; "
+            "md-mod rebuilt with it, every array of the boot on that md-mod); "
+            "each @ group's ratios compare arrays "
             "of that group, and x@g/x and 456@g/456 are the bitmap's cost (with / without: "
             "1.00 = no cost).")
 

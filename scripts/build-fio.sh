@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Build fio for the test guests from Debian's source package (the version
-# apt has: the same code as /usr/bin/fio) without the I/O engines the tests
-# never use, into OUTDIR/fio.
+# Build fio for the test guests from Debian's source package (bookworm's,
+# the same code as /usr/bin/fio, also where apt has forky's deb-src for
+# `make mdadm-forky`) without the I/O engines the tests never use, into
+# OUTDIR/fio.
 #
 # usage: scripts/build-fio.sh [OUTDIR]
 #   OUTDIR defaults to $RAID5X_CACHE/fio ($RAID5X_CACHE: the per-machine
