@@ -21,7 +21,9 @@ top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 kver=$1 out=$2
 die() { echo "md-llbitmap: $*" >&2; exit 1; }
 env=$("$top/scripts/kroot.sh" prepare "$kver") || die "scripts/kroot.sh prepare $kver failed"
+KVER="" ROOT="" MDINC=""
 eval "$(grep -E '^(KVER|ROOT|MDINC)=' <<<"$env")"
+[ -n "$KVER" ] || die "scripts/kroot.sh prepare $kver printed no KVER"
 grep -qs ID_LLBITMAP "$ROOT$MDINC/md.h" || { echo "md-llbitmap: $KVER's md has no llbitmap" >&2; exit 2; }
 tarball=$(find "$ROOT/usr/src" -maxdepth 1 -name 'linux-source-*.tar.xz' | head -n 1)
 [ -n "$tarball" ] || die "no linux-source tarball under $ROOT/usr/src"

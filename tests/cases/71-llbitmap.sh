@@ -1,5 +1,6 @@
 #!/bin/bash
 # shellcheck source-path=SCRIPTDIR
+# shellcheck disable=SC2016  # tap_check eval strings expand when evaluated
 # 71-llbitmap: 7.x's lockless bitmap (llbitmap: `mdadm --bitmap=lockless`,
 # forky's mdadm 4.6; md since 6.18) on raid5x. No initial sync: the bitmap
 # calls every region unwritten, a written region needs a (lazy) sync before
