@@ -24,9 +24,10 @@
 # refuses --bitmap=lockless, then runs md-mod rebuilt from the same source
 # with CONFIG_MD_LLBITMAP (scripts/md-llbitmap.sh), as a user would, and
 # puts Debian's back at the end.
-# Fails before raid5x accepted llbitmap (the takeover refused), and without
-# the lazy sync's target (the lazy sync ends at once: rmw_stripes 0 after
-# it, raid5x's check 57344).
+# Fails before raid5x accepted llbitmap (the takeover refused), without the
+# reconstruct-write rule (rmw_stripes 2035 while unsynced), and without the
+# lazy sync's target (the lazy sync ends at once: rmw_stripes 0 after it,
+# raid5x's check 57344).
 # Skipped before 7.x (no llbitmap in 6.1's or 6.12's md).
 # timeout: 900
 # needs: md-llbitmap
