@@ -80,7 +80,7 @@ static void run_barrier(struct r5x_iobatch *b)
 static void send(struct r5x_iobatch *b, struct bio *bio)
 {
 	run_barrier(b);
-	atomic64_inc(b->sent);
+	this_cpu_inc(*b->sent);
 	submit_bio_noacct(bio);
 }
 
@@ -141,7 +141,7 @@ static bool join(struct r5x_iobatch *b, unsigned int i, struct bio *bio)
 	return true;
 }
 
-void r5x_iob_start(struct r5x_iobatch *b, atomic64_t *sent,
+void r5x_iob_start(struct r5x_iobatch *b, u64 __percpu *sent,
 		   void (*barrier_fn)(void *ctx, unsigned long seq), void *ctx)
 {
 	memset(b, 0, sizeof(*b));

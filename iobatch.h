@@ -35,6 +35,7 @@
 
 #include <linux/atomic.h>
 #include <linux/bio.h>
+#include <linux/percpu.h>
 
 #define R5X_IOB_SLOTS	16	/* pending member bios per handler */
 #define R5X_IOB_PAGES	32	/* pages per carrier (128 KiB) */
@@ -43,7 +44,7 @@ struct r5x_iobatch {
 	struct bio *pend[R5X_IOB_SLOTS]; /* a one-page bio or a carrier */
 	unsigned int evict;		 /* next slot to give up when full */
 	bool off;			 /* merge_member_io=0: send each now */
-	atomic64_t *sent;		 /* counts the bios sent */
+	u64 __percpu *sent;		 /* counts the bios sent */
 	unsigned long hold;		 /* barrier owed before a send, or 0 */
 	void (*barrier_fn)(void *ctx, unsigned long seq);
 	void *ctx;			 /* the barrier's argument */
@@ -54,7 +55,7 @@ struct r5x_iobatch {
  * @barrier_fn(@ctx, seq) for a hold; merge_member_io (module parameter) is
  * read now.  The barrier may sleep; it runs in the handler's context.
  */
-void r5x_iob_start(struct r5x_iobatch *b, atomic64_t *sent,
+void r5x_iob_start(struct r5x_iobatch *b, u64 __percpu *sent,
 		   void (*barrier_fn)(void *ctx, unsigned long seq), void *ctx);
 
 /* No bio leaves the batch before a barrier for @seq (> 0) has run. */

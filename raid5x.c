@@ -228,13 +228,18 @@ static bool read_aligned(struct r5x_conf *conf, struct bio **bip)
 	if (r5x_is_badblock(rdev, loc.msector, bio_sectors(bi), &first_bad,
 			    &bad_sectors))
 		goto fallback;
-	spin_lock_irq(&conf->lock);
-	if (conf->quiesce) {
-		spin_unlock_irq(&conf->lock);
+	/*
+	 * No conf->lock here: count the read, then look at quiesce.
+	 * raid5x_quiesce sets quiesce, then reads the count; with a full
+	 * barrier on both sides, either it sees this read or this read sees
+	 * it (and goes through the cache, where get_stripe waits).
+	 */
+	atomic_inc(&conf->aligned_reads);
+	smp_mb__after_atomic();	/* pairs with raid5x_quiesce's smp_mb() */
+	if (READ_ONCE(conf->quiesce)) {
+		aligned_reads_put(conf);
 		goto fallback;
 	}
-	atomic_inc(&conf->aligned_reads);
-	spin_unlock_irq(&conf->lock);
 
 	md_account_bio(mddev, &bi);
 	clone = bio_alloc_clone(rdev->bdev, bi, GFP_NOIO, &r5x_aread_set);
@@ -474,6 +479,7 @@ static void free_conf(struct r5x_conf *conf)
 	if (conf->slab)
 		r5x_cache_destroy(conf);
 	kfree(conf->scratch);
+	free_percpu(conf->stats);
 	kfree(conf);
 }
 
@@ -587,7 +593,8 @@ static struct r5x_conf *setup_conf(struct mddev *mddev)
 		goto refuse;
 	}
 	conf->scratch = kmalloc(R5X_STRIPE_SIZE, GFP_KERNEL);
-	err = conf->scratch ? r5x_workers_init(conf) : -ENOMEM;
+	conf->stats = alloc_percpu(struct r5x_counters);
+	err = conf->scratch && conf->stats ? r5x_workers_init(conf) : -ENOMEM;
 	if (!err)
 		err = r5x_cache_init(conf, R5X_DEFAULT_STRIPES);
 	if (err) {
@@ -720,16 +727,17 @@ static void raid5x_quiesce(struct mddev *mddev, int quiesce)
 
 	spin_lock_irq(&conf->lock);
 	if (quiesce) {
-		conf->quiesce = 1;
+		WRITE_ONCE(conf->quiesce, 1);
+		smp_mb();	/* before aligned_reads is read: read_aligned */
 		r5x_wake_thread(conf);	/* it activates every delayed stripe */
 		wait_event_lock_irq(conf->wait_for_quiesce,
 				    !conf->active_stripes &&
 				    !atomic_read(&conf->discards_in_flight) &&
 				    !atomic_read(&conf->aligned_reads),
 				    conf->lock);
-		conf->quiesce = 2;
+		WRITE_ONCE(conf->quiesce, 2);
 	} else {
-		conf->quiesce = 0;
+		WRITE_ONCE(conf->quiesce, 0);
 		wake_up(&conf->wait_for_quiesce);
 		wake_up(&conf->wait_for_stripe);
 	}

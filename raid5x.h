@@ -102,6 +102,10 @@
  *     protects: the hash, all stripe lists, refcount 0<->1 transitions,
  *     stripe counters (active, preread_active, nr_delayed), quiesce state,
  *     bypass_count.  Never held while sleeping or submitting I/O.
+ *     A direct read (read_aligned) takes no lock: it counts itself in
+ *     aligned_reads, then reads quiesce, which raid5x_quiesce writes
+ *     (under the lock) before it reads aligned_reads, a full barrier
+ *     between on both sides.
  *   sh->lock (spinlock, process context only, irqs on)
  *     protects: the bio lists and per-dev coverage of one stripe.
  *     Order: conf->lock may be taken inside sh->lock (granting pre-reads
@@ -313,8 +317,9 @@ struct r5x_conf {
 	char slab_name[sizeof("raid5x-") + DISK_NAME_LEN];
 	wait_queue_head_t wait_for_stripe;	/* cache full */
 	wait_queue_head_t wait_for_quiesce;	/* quiesce state changes */
-	atomic_t aligned_reads;		/* direct member reads in flight */
-	atomic_t writes_in_flight;	/* array write bios not completed */
+	/* each on a line of its own: reads and writes count without a lock */
+	atomic_t aligned_reads ____cacheline_aligned_in_smp; /* direct member reads in flight */
+	atomic_t writes_in_flight ____cacheline_aligned_in_smp; /* array write bios not completed */
 	atomic64_t write_bytes_in_flight; /* ... and their bytes */
 	unsigned long stall_since;	/* jiffies all active stripes were delayed, or 0 */
 	unsigned long write_seq;	/* write bios seen (under lock) */
@@ -361,7 +366,8 @@ struct r5x_conf {
 	wait_queue_head_t wait_for_fence;
 
 	struct r5x_tunables tun;
-	struct r5x_counters stats;
+	struct r5x_counters __percpu *stats;	/* counters.h */
+	u64 stats_base[R5X_NR_COUNTERS];	/* sums at the last reset */
 	void *scratch;			/* raid5xd's page for parity checks */
 	struct workqueue_struct *wq;	/* the workers' (workers.c) */
 	struct r5x_worker workers[R5X_MAX_WORKERS];

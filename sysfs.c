@@ -202,10 +202,21 @@ static struct md_sysfs_entry r5x_stripe_cache_allocated =
 
 /*
  * raid5x_stats/: one read-only file per counter (R5X_COUNTERS), and a
- * write-only "reset" that zeroes them all.  Neither takes md's reconfig
+ * write-only "reset" that zeroes them all (it notes the sums, under
+ * mddev->lock: the CPUs' copies go on counting).  Neither takes md's reconfig
  * mutex (mddev->lock keeps the conf alive, as for show_int()), so the
  * group can be removed under that mutex when raid5x lets go of the array.
  */
+static u64 counter_sum(struct r5x_conf *conf, int i)
+{
+	u64 sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += READ_ONCE(per_cpu_ptr(conf->stats, cpu)->v[i]);
+	return sum;
+}
+
 static ssize_t show_counter(struct mddev *mddev, char *page, int i)
 {
 	struct r5x_conf *conf;
@@ -214,8 +225,8 @@ static ssize_t show_counter(struct mddev *mddev, char *page, int i)
 	spin_lock(&mddev->lock);
 	conf = r5x_is_ours(mddev) ? mddev->private : NULL;
 	if (conf)
-		ret = sysfs_emit(page, "%lld\n",
-				 (long long)atomic64_read(&conf->stats.v[i]));
+		ret = sysfs_emit(page, "%lld\n", (long long)
+				 (counter_sum(conf, i) - conf->stats_base[i]));
 	spin_unlock(&mddev->lock);
 	return ret;
 }
@@ -240,7 +251,7 @@ static ssize_t reset_store(struct mddev *mddev, const char *page, size_t len)
 	spin_lock(&mddev->lock);
 	conf = r5x_is_ours(mddev) ? mddev->private : NULL;
 	for (i = 0; conf && i < R5X_NR_COUNTERS; i++)
-		atomic64_set(&conf->stats.v[i], 0);
+		conf->stats_base[i] = counter_sum(conf, i);
 	spin_unlock(&mddev->lock);
 	return conf ? len : -ENODEV;
 }

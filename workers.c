@@ -38,7 +38,7 @@ int r5x_handle_ready(struct r5x_conf *conf, void *scratch, int budget)
 	struct blk_plug plug;
 	int n = 0;
 
-	r5x_iob_start(&iob, &conf->stats.v[R5X_C_member_bios],
+	r5x_iob_start(&iob, &conf->stats->v[R5X_C_member_bios],
 		      r5x_bitmap_barrier, conf);
 	blk_start_plug(&plug);
 	spin_lock_irq(&conf->lock);
