@@ -8,7 +8,7 @@
  *
  * Each CPU counts in its own copy (no shared cache line on the I/O path:
  * a direct read counts one, a stripe several); a file shows the sum over
- * every CPU less what it was at the last reset (r5x_stats_base).
+ * every CPU less what it was at the last reset (conf->stats_base).
  */
 #ifndef RAID5X_COUNTERS_H
 #define RAID5X_COUNTERS_H
