@@ -48,6 +48,9 @@ job=(--name=q --filename=/dev/md0 --direct=1 --ioengine=libaio --iodepth=32
 	--rw=write --bs=8k --numjobs=2 --size=$((data_mb / 2))M
 	--offset_increment=$((data_mb / 2))M --group_reporting=1)
 
+# data_md5: md5 of the data fio wrote, read with O_DIRECT through md
+data_md5() { dd if=/dev/md0 bs=1M count="$data_mb" iflag=direct status=none | md5sum; }
+
 # readers [FIO-ARGS]: verify the data pass after pass until /tmp/23-reading
 # is gone; the number of passes into $rcfile, or "fail" on the first bad
 # pass
@@ -133,7 +136,7 @@ scenario() {
 			create_raid5 md0 4 64 parity-last "${devs[@]}" || return 1
 		[ "$pers" = raid5 ] || to_raid5x md0 || return 1
 		fio_verify "${job[@]}" --do_verify=0 >/dev/null &&
-			sum=$(dd if=/dev/md0 bs=1M count="$data_mb" iflag=direct status=none | md5sum)
+			sum=$(data_md5)
 	}
 	"$chk" "$tag: parity-last array with an internal bitmap, ${data_mb} MiB written by fio" step
 	step() {
@@ -153,7 +156,7 @@ scenario() {
 	"$chk" "$tag: takeover: every reader pass verified, 2 or more passes" step
 	step() {
 		local n
-		[ "$(dd if=/dev/md0 bs=1M count="$data_mb" iflag=direct status=none | md5sum)" = "$sum" ] ||
+		[ "$(data_md5)" = "$sum" ] ||
 			{ note "the array does not read what fio wrote"; return 1; }
 		md_check_zero md0 || return 1
 		[ "$pers" = raid5 ] && return 0
