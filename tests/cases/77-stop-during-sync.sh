@@ -23,7 +23,7 @@ tap_check "md-raid5x claim_raid5=1 loaded with raid456 unloaded (or refused, 6.1
 # on_raid5x: the new md0 runs its sync on raid5x
 on_raid5x() {
 	[ "$claim" = 2 ] || return 0
-	echo frozen >"$sys/sync_action" && to_raid5x md0 &&
+	md_freeze md0 && to_raid5x md0 &&
 		echo idle >"$sys/sync_action"
 }
 read -r -a devs <<<"$(make_members 4 48)"

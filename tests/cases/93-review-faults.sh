@@ -107,7 +107,7 @@ bitmap_clean() {
 # (sync frozen around the level change)
 switch() {
 	[ "$1" = raid5x ] || return 0
-	echo frozen >"$sys/sync_action" && to_raid5x md0 &&
+	md_freeze md0 && to_raid5x md0 &&
 		echo idle >"$sys/sync_action"
 }
 

@@ -386,13 +386,32 @@ to_raid5x() {
 	md=$(md_dev "$1")
 	sys=$(md_sys "$md")
 	if ! echo raid5x >"$sys/level"; then
-		note "to_raid5x: writing raid5x to $sys/level failed (level $(md_level "$md"))"
+		note "to_raid5x: writing raid5x to $sys/level failed (level $(md_level "$md"), sync_action $(cat "$sys/sync_action"), sync_completed $(cat "$sys/sync_completed" 2>/dev/null))"
+		dmesg | grep -E "md/raid5x|md: |${md##*/}" | tail -n 3 | sed 's/^/# /'
 		return 1
 	fi
 	[ "$(md_level "$md")" = raid5x ] ||
 		{ note "to_raid5x: $sys/level reads '$(md_level "$md")'"; return 1; }
 	md_mdstat_line "$md" | grep -qw raid5x ||
 		{ note "to_raid5x: /proc/mdstat: $(md_mdstat_line "$md")"; return 1; }
+}
+
+# md_freeze MD: md/sync_action frozen, and no sync thread left running
+# (what md/level needs before a personality change).  6.1's md starts a
+# sync thread from a work item (md_start_sync): one still registering when
+# "frozen" is written outlives it and keeps md/level busy (EBUSY) until
+# "frozen" is written again.  sync_completed reads "none" once no sync
+# runs.  scripts/raid5x-array does the same.
+md_freeze() {
+	local sys i
+	sys=$(md_sys "$(md_dev "$1")")
+	for ((i = 0; i < 100; i++)); do
+		echo frozen >"$sys/sync_action" || return 1
+		[ "$(cat "$sys/sync_completed")" = none ] && return 0
+		gl_nap 0.1
+	done
+	note "md_freeze: ${1##*/} still syncing after 10 s: sync_completed $(cat "$sys/sync_completed")"
+	return 1
 }
 
 # stop_array MD: mdadm --stop, retrying while the device is busy.

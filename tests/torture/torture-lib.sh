@@ -418,11 +418,15 @@ twait() {
 
 # tboth NAME CMD...: run CMD with X=A then X=B (CMD sees $X); the statuses agree
 tboth() {
-	local name=$1 ra rb
+	local name=$1 ra rb oa ob
 	shift
-	X=A; "$@" >/dev/null 2>&1; ra=$?
-	X=B; "$@" >/dev/null 2>&1; rb=$?
-	[ "$ra" = "$rb" ] || diverge "$name: raid456 status $ra, raid5x status $rb"
+	X=A; oa=$("$@" 2>&1); ra=$?
+	X=B; ob=$("$@" 2>&1); rb=$?
+	[ "$ra" = "$rb" ] && return 0
+	# what each side printed, on one line, so that a divergence in CI
+	# says why without the guest's console
+	oa=${oa//$'\n'/|} ob=${ob//$'\n'/|}
+	diverge "$name: raid456 status $ra${oa:+ ($oa)}, raid5x status $rb${ob:+ ($ob)}"
 }
 
 tio() {
@@ -490,7 +494,7 @@ s_assemble() {
 	# (no process substitution: the guest has no /dev/fd)
 	read -r -a d <<<"$(tortio sb "${all[@]}")"
 	mdadm --assemble --run --quiet "$md" "${d[@]}" || return 1
-	echo frozen >"${TSYS[$X]}/sync_action" || return 1
+	md_freeze "${TMD[$X]}" || return 1
 	if [ "$X" = B ] && [ "${TORT_NO_R5X:-0}" != 1 ]; then
 		to_raid5x md1 || return 1
 	fi
