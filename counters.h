@@ -30,6 +30,7 @@
 	X(activated_aged,  "of those, activated because their delay expired") \
 	X(activated_pressure, "of those, activated because the cache was short") \
 	X(activated_idle,  "of those, activated because nothing else was in flight") \
+	X(activated_full,  "of those, overwritten whole (0: full stripes never wait)") \
 	X(delay_walks,     "walks of the delayed list looking for stripes to activate") \
 	X(bypassed,        "times a hold stripe was passed by a handle stripe") \
 	X(plugs,           "unplug callbacks run")			\

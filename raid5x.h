@@ -65,7 +65,9 @@
  * write in flight can complete it (r5x_may_preread; also
  * R5X_STRIPE_PREREAD_NOW, outside the preread_batch bound), else goes QUEUED
  * -> delayed list until delay_list.c grants it; full-stripe writes never
- * wait.
+ * wait.  Any bio attached to a stripe clears R5X_STRIPE_DELAYED (under
+ * sh->lock, as the handler sets it), so its release queues it to be
+ * handled again: a stripe completed by that bio leaves without reads.
  *
  * LIST OWNERSHIP (the lru node)
  *
@@ -141,6 +143,8 @@
 #error "raid5x supports 4 KiB pages only (this kernel's PAGE_SIZE is larger)"
 #endif
 #define R5X_STRIPE_SECTORS	(R5X_STRIPE_SIZE >> 9)
+/* r5x_dev.wmask of a page that bios overwrite whole */
+#define R5X_WMASK_FULL		((u8)((1u << R5X_STRIPE_SECTORS) - 1))
 #define R5X_MAX_DISKS		32	/* members, parity included */
 
 /* stripe cache size: raid5's range and default */

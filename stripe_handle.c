@@ -45,8 +45,6 @@
 #include "iobatch.h"
 #include "nocopy.h"
 
-#define FULL_MASK	((u8)((1u << R5X_STRIPE_SECTORS) - 1))
-
 static struct kmem_cache *bref_cache;
 static mempool_t *bref_pool;
 
@@ -142,6 +140,15 @@ void r5x_attach_bio(struct r5x_stripe *sh, int disk, struct bio *bio,
 		blist_add(&dev->toread, r);
 	}
 	set_bit(R5X_STRIPE_HANDLE, &sh->state);
+	/*
+	 * A handler may have parked this stripe (delay_stripe) after looking
+	 * at its bios and before this one came: the release would file it on
+	 * the delayed list with the new bio unseen until its deadline (a full
+	 * stripe waited seq_delay_ms there).  Look at it again instead; if it
+	 * still needs pre-reads it is parked again, with its first deadline.
+	 * The caller holds a reference, so it is on no list now.
+	 */
+	clear_bit(R5X_STRIPE_DELAYED, &sh->state);
 	spin_unlock(&sh->lock);
 }
 
@@ -416,7 +423,7 @@ static void plan_writes(struct r5x_stripe *sh, struct r5x_plan *p)
 		d[i].uptodate = dev_uptodate(sh, p, i);
 		d[i].failed = dev_failed(sh, i);
 		d[i].written = !r5x_blist_empty(&dev->towrite);
-		d[i].overwrite = dev->wmask == FULL_MASK;
+		d[i].overwrite = dev->wmask == R5X_WMASK_FULL;
 		if (i == sh->pd_idx)
 			continue;
 		has_write |= d[i].written;

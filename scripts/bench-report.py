@@ -45,6 +45,7 @@ COUNTER_COLS = [
     ("rcw_stripes", "rcw"), ("full_stripes", "full"),
     ("nocopy_blocks", "uncopied blk"), ("delayed", "delayed"),
     ("activated", "activated"), ("activated_aged", "aged"),
+    ("activated_full", "full parked"),
     ("activated_pressure", "pressure"), ("activated_idle", "idle"),
     ("delay_walks", "walks"), ("bypassed", "bypassed"), ("plugs", "plugs"),
     ("plugged_stripes", "plugged"), ("cache_waits", "cache waits"),
@@ -621,6 +622,9 @@ def suite_notes(summary, jobs):
                          % (j, c["delayed"], c["activated"], c.get("activated_aged", 0),
                             c.get("activated_idle", 0), c.get("activated_pressure", 0),
                             c.get("rcw_stripes", 0), c.get("full_stripes", 0)))
+        if c.get("activated_full"):
+            notes.append("%s: raid5x found %d full stripes parked on the delayed list "
+                         "(a full stripe never waits: a bug)" % (j, c["activated_full"]))
         if c.get("cache_waits"):
             notes.append("%s: raid5x submitters waited for a free stripe %d times"
                          % (j, c["cache_waits"]))
