@@ -2,7 +2,9 @@
 # md-llbitmap.sh: md-mod.ko for a 7.x kernel with md's lockless bitmap
 # (CONFIG_MD_LLBITMAP) built in, for the test guest (case 71).
 #
-# usage: scripts/md-llbitmap.sh KVER OUTDIR
+# usage: scripts/md-llbitmap.sh KVER [OUTDIR]
+#   OUTDIR defaults to $RAID5X_CACHE/md-llbitmap/KVER (RAID5X_CACHE:
+#   /var/cache/raid5x/debug-kernel), shared by the suite and bench.sh.
 #
 # Debian builds llbitmap into no kernel (forky's 7.2.12+deb14:
 # "# CONFIG_MD_LLBITMAP is not set"; upstream calls it experimental), so
@@ -16,9 +18,9 @@ set -euo pipefail
 case ${1:-} in
 -h|--help) sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0"; exit 0 ;;
 esac
-[ $# = 2 ] || { echo "md-llbitmap.sh: usage: KVER OUTDIR (try --help)" >&2; exit 64; }
+[ $# = 1 ] || [ $# = 2 ] || { echo "md-llbitmap.sh: usage: KVER [OUTDIR] (try --help)" >&2; exit 64; }
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-kver=$1 out=$2
+kver=$1 out=${2:-${RAID5X_CACHE:-/var/cache/raid5x/debug-kernel}/md-llbitmap/$1}
 die() { echo "md-llbitmap: $*" >&2; exit 1; }
 env=$("$top/scripts/kroot.sh" prepare "$kver") || die "scripts/kroot.sh prepare $kver failed"
 KVER="" ROOT="" MDINC=""

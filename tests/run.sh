@@ -223,33 +223,23 @@ else
 	done
 fi
 
-# ---- patched mdadm (cases whose guest-args name build/mdadm/) -------------
-if grep -qs '^# guest-args:.*build/mdadm/' "${sel[@]}"; then
-	echo "== make mdadm (patched mdadm for the guest)"
-	if make mdadm >"$logdir/make-mdadm.log" 2>&1; then
-		tail -n 1 "$logdir/make-mdadm.log" | sed 's/^/   /'
+# ---- what the selected cases' guests need built (their guest-args) --------
+# need_built DIR TARGET WHAT: when a selected case's guest-args name
+# build/DIR/, `make TARGET` (log in $logdir); a failed build fails the run.
+need_built() {
+	local log=$logdir/make-$2.log
+	grep -qs "^# guest-args:.*build/$1/" "${sel[@]}" || return 0
+	echo "== make $2 ($3)"
+	if make "$2" >"$log" 2>&1; then
+		tail -n 1 "$log" | sed 's/^/   /'
 	else
-		tail -n 10 "$logdir/make-mdadm.log" | sed 's/^/   | /'
-		fail_case "make mdadm (log $logdir/make-mdadm.log)"
+		tail -n 10 "$log" | sed 's/^/   | /'
+		fail_case "make $2 (log $log)"
 	fi
-fi
-
-# ---- forky's mdadm (cases whose guest-args name build/mdadm-forky/) ------
-if grep -qs '^# guest-args:.*build/mdadm-forky/' "${sel[@]}"; then
-	echo "== make mdadm-forky (forky's mdadm 4.6 for the guest)"
-	if make mdadm-forky >"$logdir/make-mdadm-forky.log" 2>&1; then
-		tail -n 1 "$logdir/make-mdadm-forky.log" | sed 's/^/   /'
-	else
-		tail -n 10 "$logdir/make-mdadm-forky.log" | sed 's/^/   | /'
-		fail_case "make mdadm-forky (log $logdir/make-mdadm-forky.log)"
-	fi
-fi
-
-# ---- the torture run's static I/O helper (cases naming build/torture/) ---
-if grep -qs '^# guest-args:.*build/torture/' "${sel[@]}"; then
-	make torture-helper >"$logdir/make-torture-helper.log" 2>&1 ||
-		fail_case "make torture-helper (log $logdir/make-torture-helper.log)"
-fi
+}
+need_built mdadm mdadm "patched mdadm for the guest"
+need_built mdadm-forky mdadm-forky "forky's mdadm 4.6 for the guest"
+need_built torture torture-helper "the torture run's static I/O helper"
 
 # ---- fio for the guests (scripts/build-fio.sh, cached per machine) -------
 # Debian's fio resolves 64 libraries at every start: 1.0 s under TCG on the
@@ -666,8 +656,7 @@ kernel_pass() {
 	# (Debian builds it into no kernel; exit 2: this md has none)
 	if grep -qs '^# needs:.*md-llbitmap' "${sel[@]}"; then
 		local llko rc=0
-		llko=$(scripts/md-llbitmap.sh "$KVER" "${RAID5X_CACHE:-/var/cache/raid5x/debug-kernel}/md-llbitmap/$KVER" \
-			2>"$logdir/md-llbitmap-$KVER.log") || rc=$?
+		llko=$(scripts/md-llbitmap.sh "$KVER" 2>"$logdir/md-llbitmap-$KVER.log") || rc=$?
 		case $rc in
 		0) gargs+=(--file "$llko:/opt/md-llbitmap/md-mod.ko")
 		   echo "   md-mod.ko with llbitmap for $KVER: $llko" ;;
