@@ -339,7 +339,7 @@ fi
 llfiles=()
 if [ "$llbitmap" = 1 ]; then
 	[ -n "$kline" ] || die "@ll (llbitmap) needs --kernel 7: md has it from 6.18"
-	llko=$("$here/md-llbitmap.sh" "$kver" "${RAID5X_CACHE:-/var/cache/raid5x/debug-kernel}/md-llbitmap/$kver" 2>"$out/md-llbitmap.log") ||
+	llko=$("$here/md-llbitmap.sh" "$kver" 2>"$out/md-llbitmap.log") ||
 		{ tail -n 20 "$out/md-llbitmap.log" >&2; die "no md-mod with llbitmap for $kver, see $out/md-llbitmap.log"; }
 	"$here/build-mdadm.sh" --release forky "${BUILD:-$top/build}/mdadm-forky" >"$out/mdadm-forky.log" 2>&1 ||
 		{ tail -n 20 "$out/mdadm-forky.log" >&2; die "make mdadm-forky failed, see $out/mdadm-forky.log"; }
