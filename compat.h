@@ -98,6 +98,34 @@ static inline void r5x_sync_acct(struct block_device *bdev, int sectors)
 #endif
 }
 
+/*
+ * Disk statistics of a read sent straight to a member (read_aligned).
+ * Where md_account_bio's clone also holds mddev->active_io until the read
+ * ends (6.7+: md's suspend waits on that), the read is md's to account:
+ * *@bi becomes md's clone, as 7.x raid5 does.  Where that clone only
+ * carries the statistics (6.1), raid5x's own member clone carries them:
+ * one bio and one completion a read instead of two, as 6.1's raid5 does.
+ * Returns true when the caller ends the accounting: r5x_read_acct_end.
+ */
+static inline bool r5x_read_acct_start(struct mddev *mddev, struct bio **bi,
+				       unsigned long *start)
+{
+#if R5X_ACCOUNT_HOLDS_ACTIVE_IO
+	md_account_bio(mddev, bi);
+	return false;
+#else
+	if (!blk_queue_io_stat((*bi)->bi_bdev->bd_disk->queue))
+		return false;
+	*start = bio_start_io_acct(*bi);
+	return true;
+#endif
+}
+
+static inline void r5x_read_acct_end(struct bio *bi, unsigned long start)
+{
+	bio_end_io_acct(bi, start);
+}
+
 /* md's is_badblock, with the bad range's length as a sector_t everywhere */
 static inline int r5x_is_badblock(struct md_rdev *rdev, sector_t s,
 				  sector_t sectors, sector_t *first_bad,

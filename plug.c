@@ -3,8 +3,9 @@
  * plug.c - plug-aware full-stripe coalescing.
  *
  * While the submitting task holds a block plug (blk_start_plug: writeback,
- * io_submit batches, large O_DIRECT bios), every stripe it touches is kept
- * on a per-plug list with its reference instead of being queued for
+ * io_submit batches, 6.1's block-device writes, and raid5x_make_request's
+ * own around a write of more than one block), every stripe it touches is
+ * kept on a per-plug list with its reference instead of being queued for
  * raid5xd.  The rest of a sequential write therefore reaches each stripe
  * before raid5xd looks at it, and a stripe covered by the time of the unplug
  * is written whole, with no reads.  At unplug (blk_finish_plug, or schedule()

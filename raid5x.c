@@ -49,6 +49,8 @@ struct r5x_aread {
 	struct r5x_conf *conf;
 	struct md_rdev *rdev;
 	struct bio *orig;
+	unsigned long acct_start; /* r5x_read_acct_start's, when acct */
+	bool acct;		/* this read's statistics end here */
 	struct bio clone;	/* must be last: bioset front_pad */
 };
 
@@ -190,6 +192,12 @@ static void aligned_read_endio(struct bio *clone)
 	blk_status_t err = clone->bi_status;
 	unsigned long flags;
 
+	/*
+	 * Also on a failed read: its retry through the cache is not
+	 * accounted again, so the read's time ends at the failure.
+	 */
+	if (ar->acct)
+		r5x_read_acct_end(orig, ar->acct_start);
 	rdev_dec_pending(ar->rdev, conf->mddev);
 	bio_put(clone);
 	if (!err) {
@@ -214,9 +222,11 @@ static bool read_aligned(struct r5x_conf *conf, struct bio **bip)
 	sector_t start = bi->bi_iter.bi_sector;
 	sector_t first_bad;
 	sector_t bad_sectors;
+	unsigned long acct_start = 0;
 	struct r5x_aread *ar;
 	struct md_rdev *rdev;
 	struct r5x_loc loc;
+	bool acct;
 
 	if (!bi->bi_iter.bi_size ||
 	    (start >> shift) != ((bio_end_sector(bi) - 1) >> shift))
@@ -241,12 +251,14 @@ static bool read_aligned(struct r5x_conf *conf, struct bio **bip)
 		goto fallback;
 	}
 
-	md_account_bio(mddev, &bi);
+	acct = r5x_read_acct_start(mddev, &bi, &acct_start);
 	clone = bio_alloc_clone(rdev->bdev, bi, GFP_NOIO, &r5x_aread_set);
 	ar = container_of(clone, struct r5x_aread, clone);
 	ar->conf = conf;
 	ar->rdev = rdev;
 	ar->orig = bi;
+	ar->acct = acct;
+	ar->acct_start = acct_start;
 	clone->bi_iter.bi_sector = loc.msector + rdev->data_offset;
 	clone->bi_end_io = aligned_read_endio;
 	r5x_count(conf, aligned_reads, 1);
@@ -283,6 +295,8 @@ static bool raid5x_make_request(struct mddev *mddev, struct bio *bi)
 {
 	struct r5x_conf *conf = mddev->private;
 	bool write = op_is_write(bio_op(bi));
+	struct blk_plug plug;
+	bool many;
 
 	if (unlikely(bi->bi_opf & REQ_PREFLUSH) && md_flush_request(mddev, bi))
 		return true;
@@ -318,11 +332,27 @@ static bool raid5x_make_request(struct mddev *mddev, struct bio *bi)
 		r5x_discard_queue(conf, bi);	/* ends it, md_write_end too */
 		return true;
 	}
-	if (write)
-		bi = track_write(conf, bi);
-	submit_to_stripes(conf, bi, write, 0, false);
-	if (write)
-		md_write_end(mddev);
+	if (!write) {
+		submit_to_stripes(conf, bi, false, 0, false);
+		bio_endio(bi);
+		return true;
+	}
+	bi = track_write(conf, bi);
+	/*
+	 * The stripes of a write over more than one block wait for the end of
+	 * its bio (plug.c) even when the submitter holds no plug, as 6.12 and
+	 * 7.x leave O_DIRECT writes: a bio over whole rows then gives raid5xd
+	 * whole stripes, in order, as under the plug 6.1 takes for every
+	 * block-device write.  Inside the submitter's own plug, this one does
+	 * nothing.
+	 */
+	many = bio_sectors(bi) > R5X_STRIPE_SECTORS;
+	if (many)
+		blk_start_plug(&plug);
+	submit_to_stripes(conf, bi, true, 0, false);
+	if (many)
+		blk_finish_plug(&plug);
+	md_write_end(mddev);
 	bio_endio(bi);
 	return true;
 }
