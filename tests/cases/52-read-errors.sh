@@ -50,8 +50,10 @@ note "read_errors=$nerr corrected=$ncor dev-md9/errors=$(cat "$sys/dev-md9/error
 inflight0() {
 	local r w
 	read -r r w </sys/block/md0/inflight || return 1
-	[ "$r" = 0 ] && [ "$w" = 0 ] && [ "$(counter aligned_retries)" -gt 0 ] ||
-		{ note "md0 inflight '$r $w', aligned_retries $(counter aligned_retries)"; return 1; }
+	if [ "$r" != 0 ] || [ "$w" != 0 ] || [ "$(counter aligned_retries)" -le 0 ]; then
+		note "md0 inflight '$r $w', aligned_retries $(counter aligned_retries)"
+		return 1
+	fi
 }
 tap_check "failed direct reads were retried, and md0 has nothing in flight after them" inflight0
 tap_check "read errors were hit" test "${nerr:-0}" -gt 0
