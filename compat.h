@@ -99,31 +99,45 @@ static inline void r5x_sync_acct(struct block_device *bdev, int sectors)
 }
 
 /*
- * Disk statistics of a read sent straight to a member (read_aligned).
- * Where md_account_bio's clone also holds mddev->active_io until the read
- * ends (6.7+: md's suspend waits on that), the read is md's to account:
- * *@bi becomes md's clone, as 7.x raid5 does.  Where that clone only
- * carries the statistics (6.1), raid5x's own member clone carries them:
- * one bio and one completion a read instead of two, as 6.1's raid5 does.
- * Returns true when the caller ends the accounting: r5x_read_acct_end.
+ * Disk statistics of a read sent straight to a member (read_aligned),
+ * carried by raid5x's own member clone: one bio and one completion a read,
+ * as 6.1's raid5 does (md_account_bio would add a clone of its own, as
+ * 6.12's and 7.x's raid5 take).  Returns true when the caller ends the
+ * accounting: r5x_read_acct_end.
  */
-static inline bool r5x_read_acct_start(struct mddev *mddev, struct bio **bi,
-				       unsigned long *start)
+static inline bool r5x_read_acct_start(struct bio *bi, unsigned long *start)
 {
-#if R5X_ACCOUNT_HOLDS_ACTIVE_IO
-	md_account_bio(mddev, bi);
-	return false;
-#else
-	if (!blk_queue_io_stat((*bi)->bi_bdev->bd_disk->queue))
+	if (!blk_queue_io_stat(bi->bi_bdev->bd_disk->queue))
 		return false;
-	*start = bio_start_io_acct(*bi);
+	*start = bio_start_io_acct(bi);
 	return true;
-#endif
 }
 
 static inline void r5x_read_acct_end(struct bio *bi, unsigned long start)
 {
 	bio_end_io_acct(bi, start);
+}
+
+/*
+ * Since 6.7 md's suspend waits for mddev->active_io to drop to zero, and
+ * md_account_bio's clone holds a reference until its I/O ends.  A direct
+ * read that does without that clone holds one itself, from submission to
+ * the end of the read (of its retry through the stripe cache, if the
+ * member fails it): r5x_read_hold / r5x_read_release.  6.1 has no such
+ * reference (its suspend is the personality's quiesce).
+ */
+static inline void r5x_read_hold(struct mddev *mddev)
+{
+#if R5X_ACCOUNT_HOLDS_ACTIVE_IO
+	percpu_ref_get(&mddev->active_io);
+#endif
+}
+
+static inline void r5x_read_release(struct mddev *mddev)
+{
+#if R5X_ACCOUNT_HOLDS_ACTIVE_IO
+	percpu_ref_put(&mddev->active_io);
+#endif
 }
 
 /* md's is_badblock, with the bad range's length as a sector_t everywhere */

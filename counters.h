@@ -35,6 +35,7 @@
 	X(bypassed,        "times a hold stripe was passed by a handle stripe") \
 	X(plugs,           "unplug callbacks run")			\
 	X(plugged_stripes, "stripes released by unplug callbacks")	\
+	X(own_plug_passed, "overwritten stripes raid5x's own plug let go at once") \
 	X(wakeups,         "batched wake-ups of stripe-cache waiters")	\
 	X(cache_waits,     "times a submitter slept for a free stripe")	\
 	X(aligned_reads,   "reads sent straight to a member")		\

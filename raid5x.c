@@ -126,38 +126,77 @@ static int calc_degraded(struct r5x_conf *conf)
 	return degraded;
 }
 
+/* submit_to_stripes @flags */
+#define R5X_SUB_WRITE	1	/* a write (else a read) */
+#define R5X_SUB_RECHECK	2	/* a read the member failed around the cache
+				 * (read_aligned): its blocks are read from
+				 * the member again even if the cache has them */
+#define R5X_SUB_OWNPLUG	4	/* under raid5x's own plug (make_request) */
+
 /*
  * Attach every page of @bi to its stripe; the caller ends its own count.
- * @recheck: a read the member failed around the cache (read_aligned): its
- * blocks are read from the member again even if the cache holds them.
+ * A stripe gets all of @bi's blocks in it at once (the blocks of one row
+ * at the same offset in its chunks, one chunk apart in the array), in
+ * ascending stripe order: a bio over whole rows completes each stripe
+ * before the next is touched.  Under raid5x's own plug, which only keeps
+ * this bio's partial stripes from starting before the bio is all queued,
+ * a stripe the bio has overwritten whole goes to raid5xd at once, while
+ * the submitter queues the rest (as raid456 hands over a full stripe);
+ * under the submitter's plug (writeback, io_submit, 6.1's block-device
+ * writes) every stripe waits for the unplug, which batches member writes
+ * for more I/O to come.
  */
 static void submit_to_stripes(struct r5x_conf *conf, struct bio *bi,
-			      bool write, int gsflags, bool recheck)
+			      unsigned int flags, int gsflags)
 {
-	sector_t s = round_down(bi->bi_iter.bi_sector, R5X_STRIPE_SECTORS);
+	bool write = flags & R5X_SUB_WRITE;
+	unsigned int chunk = conf->geom.chunk_sectors;
+	int dd = conf->geom.data_disks;
+	sector_t first = round_down(bi->bi_iter.bi_sector, R5X_STRIPE_SECTORS);
 	sector_t end = bio_end_sector(bi);
 	bool seq = write && r5x_note_write(conf, bi->bi_iter.bi_sector, end);
 	struct r5x_loc loc;
 	struct r5x_stripe *sh;
+	sector_t s, ls, n;
+	int idx;
 
-	for (; s < end; s += R5X_STRIPE_SECTORS) {
+	for (s = first; s < end; s += R5X_STRIPE_SECTORS) {
+		/* the chunk's place in its row: 0 .. data_disks - 1 */
+		n = s >> ilog2(chunk);
+		idx = sector_div(n, dd);
+		/* queued with the block one chunk before it, same stripe */
+		if (idx && s - chunk >= first)
+			continue;
 		r5x_map_sector(&conf->geom, s, &loc);
 		sh = r5x_get_stripe(conf, loc.msector, gsflags);
 		if (WARN_ON_ONCE(!sh)) {
 			bi->bi_status = BLK_STS_RESOURCE;
 			return;
 		}
-		WARN_ON_ONCE(sh->dev[loc.disk].lsector != s ||
-			     loc.disk == sh->pd_idx);
-		bio_inc_remaining(bi);
-		if (write) {
-			md_write_inc(conf->mddev, bi);
-			r5x_mark_stream(sh, seq);
+		for (ls = s; idx < dd && ls < end; idx++, ls += chunk) {
+			if (ls != s)
+				r5x_map_sector(&conf->geom, ls, &loc);
+			if (WARN_ON_ONCE(sh->dev[loc.disk].lsector != ls ||
+					 loc.disk == sh->pd_idx ||
+					 loc.msector != sh->sector)) {
+				bi->bi_status = BLK_STS_IOERR;	/* not silently */
+				break;
+			}
+			bio_inc_remaining(bi);
+			if (write) {
+				md_write_inc(conf->mddev, bi);
+				r5x_mark_stream(sh, seq);
+			}
+			r5x_attach_bio(sh, loc.disk, bi, ls, write);
+			if (flags & R5X_SUB_RECHECK)
+				set_bit(R5X_DEV_RECHECK, &sh->dev[loc.disk].flags);
 		}
-		r5x_attach_bio(sh, loc.disk, bi, s, write);
-		if (recheck)
-			set_bit(R5X_DEV_RECHECK, &sh->dev[loc.disk].flags);
-		r5x_release_or_plug(conf, sh);
+		if ((flags & R5X_SUB_OWNPLUG) && write && r5x_stripe_overwritten(sh)) {
+			r5x_count(conf, own_plug_passed, 1);
+			r5x_release_stripe(sh);
+		} else {
+			r5x_release_or_plug(conf, sh);
+		}
 	}
 }
 
@@ -178,8 +217,9 @@ static void retry_reads_work(struct work_struct *work)
 		spin_unlock_irq(&conf->lock);
 		if (!bi)
 			return;
-		submit_to_stripes(conf, bi, false, R5X_GS_NOQUIESCE, true);
+		submit_to_stripes(conf, bi, R5X_SUB_RECHECK, R5X_GS_NOQUIESCE);
 		bio_endio(bi);
+		r5x_read_release(conf->mddev);
 		aligned_reads_put(conf);
 	}
 }
@@ -202,6 +242,8 @@ static void aligned_read_endio(struct bio *clone)
 	bio_put(clone);
 	if (!err) {
 		bio_endio(orig);
+		/* before the count quiesce (and so a stop) waits for */
+		r5x_read_release(conf->mddev);
 		aligned_reads_put(conf);
 		return;
 	}
@@ -214,10 +256,10 @@ static void aligned_read_endio(struct bio *clone)
 }
 
 /* Send a read inside one chunk of a healthy member straight to it. */
-static bool read_aligned(struct r5x_conf *conf, struct bio **bip)
+static bool read_aligned(struct r5x_conf *conf, struct bio *bi)
 {
 	struct mddev *mddev = conf->mddev;
-	struct bio *bi = *bip, *clone;
+	struct bio *clone;
 	unsigned int shift = ilog2(conf->geom.chunk_sectors);
 	sector_t start = bi->bi_iter.bi_sector;
 	sector_t first_bad;
@@ -251,7 +293,8 @@ static bool read_aligned(struct r5x_conf *conf, struct bio **bip)
 		goto fallback;
 	}
 
-	acct = r5x_read_acct_start(mddev, &bi, &acct_start);
+	r5x_read_hold(mddev);
+	acct = r5x_read_acct_start(bi, &acct_start);
 	clone = bio_alloc_clone(rdev->bdev, bi, GFP_NOIO, &r5x_aread_set);
 	ar = container_of(clone, struct r5x_aread, clone);
 	ar->conf = conf;
@@ -309,7 +352,7 @@ static bool raid5x_make_request(struct mddev *mddev, struct bio *bi)
 	}
 	if (!write) {
 		bi = split_read_at_chunk(conf, bi);
-		if (read_aligned(conf, &bi))
+		if (read_aligned(conf, bi))
 			return true;
 	}
 	if (write && unlikely(r5x_bitmap_unmarkable(mddev))) {
@@ -333,23 +376,23 @@ static bool raid5x_make_request(struct mddev *mddev, struct bio *bi)
 		return true;
 	}
 	if (!write) {
-		submit_to_stripes(conf, bi, false, 0, false);
+		submit_to_stripes(conf, bi, 0, 0);
 		bio_endio(bi);
 		return true;
 	}
 	bi = track_write(conf, bi);
 	/*
-	 * The stripes of a write over more than one block wait for the end of
-	 * its bio (plug.c) even when the submitter holds no plug, as 6.12 and
-	 * 7.x leave O_DIRECT writes: a bio over whole rows then gives raid5xd
-	 * whole stripes, in order, as under the plug 6.1 takes for every
-	 * block-device write.  Inside the submitter's own plug, this one does
-	 * nothing.
+	 * The partial stripes of a write over more than one block wait for
+	 * the end of its bio (plug.c) even when the submitter holds no plug,
+	 * as 6.12 and 7.x leave O_DIRECT writes: none starts pre-reads for a
+	 * block the same bio is about to write.  The stripes it overwrites
+	 * whole go at once (submit_to_stripes).  Under the submitter's own
+	 * plug raid5x takes none: that one holds every stripe.
 	 */
-	many = bio_sectors(bi) > R5X_STRIPE_SECTORS;
+	many = bio_sectors(bi) > R5X_STRIPE_SECTORS && !current->plug;
 	if (many)
 		blk_start_plug(&plug);
-	submit_to_stripes(conf, bi, true, 0, false);
+	submit_to_stripes(conf, bi, R5X_SUB_WRITE | (many ? R5X_SUB_OWNPLUG : 0), 0);
 	if (many)
 		blk_finish_plug(&plug);
 	md_write_end(mddev);

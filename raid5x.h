@@ -107,7 +107,10 @@
  *     A direct read (read_aligned) takes no lock: it counts itself in
  *     aligned_reads, then reads quiesce, which raid5x_quiesce writes
  *     (under the lock) before it reads aligned_reads, a full barrier
- *     between on both sides.
+ *     between on both sides.  On 6.7+ it also holds mddev->active_io
+ *     (r5x_read_hold), which md's suspend waits for without quiescing
+ *     the personality; it drops that before aligned_reads, so a quiesce
+ *     (and a stop behind it) never finishes under the drop.
  *   sh->lock (spinlock, process context only, irqs on)
  *     protects: the bio lists and per-dev coverage of one stripe.
  *     Order: conf->lock may be taken inside sh->lock (granting pre-reads
@@ -389,6 +392,7 @@ void r5x_handle_stripe(struct r5x_stripe *sh, void *scratch,
 		       struct r5x_iobatch *iob);
 void r5x_attach_bio(struct r5x_stripe *sh, int disk, struct bio *bio,
 		    sector_t lsector, bool write);
+bool r5x_stripe_overwritten(struct r5x_stripe *sh);
 int r5x_bref_pool_init(void);
 void r5x_bref_pool_exit(void);
 

@@ -152,6 +152,25 @@ void r5x_attach_bio(struct r5x_stripe *sh, int disk, struct bio *bio,
 	spin_unlock(&sh->lock);
 }
 
+/*
+ * Do the bios queued on @sh overwrite every data block whole?  Such a
+ * stripe is written without reads, whatever comes after; its submitter
+ * need not hold it back (submit_to_stripes).  Only grows while the caller
+ * holds its reference: a stale false just holds it back.
+ */
+bool r5x_stripe_overwritten(struct r5x_stripe *sh)
+{
+	int i, disks = sh->conf->geom.raid_disks;
+	bool full = true;
+
+	spin_lock(&sh->lock);
+	for (i = 0; i < disks && full; i++)
+		if (i != sh->pd_idx && sh->dev[i].wmask != R5X_WMASK_FULL)
+			full = false;
+	spin_unlock(&sh->lock);
+	return full;
+}
+
 /* Copy between @page (array sectors lsector..+STRIPE) and @bio's overlap. */
 static void copy_bio_page(struct bio *bio, struct page *page, sector_t lsector,
 			  bool to_page)

@@ -73,8 +73,9 @@ feature R5X_BADBLOCK_SECTOR_T	"$md" 'sector_t \*first_bad, sector_t \*bad_sector
 feature R5X_HAVE_SYNC_ERROR	"$md" 'md_sync_error\('
 feature R5X_HAVE_SYNC_ACCT	"$md" 'md_sync_acct\('
 feature R5X_HAVE_ALLOW_SB_UPDATE "$md" 'MD_ALLOW_SB_UPDATE,'
-# md_account_bio clones into struct md_io_clone, which holds mddev->active_io
-# until the I/O ends (6.7+); 6.1 has struct md_io_acct, statistics only
+# md's suspend waits for mddev->active_io, which md_account_bio's struct
+# md_io_clone holds until the I/O ends (6.7+): a direct read without that
+# clone holds it itself; 6.1 has struct md_io_acct, statistics only
 feature R5X_ACCOUNT_HOLDS_ACTIVE_IO "$md" '^struct md_io_clone \{'
 # block layer and lib
 feature R5X_HAVE_BIO_INLINE_VECS_FN "$blktypes" 'bio_inline_vecs\(struct bio'

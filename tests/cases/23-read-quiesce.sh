@@ -12,7 +12,14 @@
 #     raid4 -> raid5 -> raid5x; raid456: raid5 -> raid4 -> raid5), 2 times:
 #     the old personality quiesces and frees its state while reads are in
 #     flight (6.1's mddev_suspend counts only requests being submitted, not
-#     direct reads in flight: the personality's quiesce must wait for them).
+#     direct reads in flight: the personality's quiesce must wait for them;
+#     6.7+'s waits for mddev->active_io and skips the quiesce);
+#   suspend: one 8 KiB read held 1 s at its member, md suspended under it
+#     (a write to md/suspend_hi): when the write returns, md0 has no read in
+#     flight. On 6.12 and 7.x raid5x's direct read holds active_io itself
+#     (r5x_read_hold, it has no md accounting clone since this change);
+#     without that hold the check fails (md0 inflight reads 1 after the
+#     suspend), as it would for a takeover freeing raid5x's state under it.
 # Two fio readers (libaio, O_DIRECT, queue depth 32, 8 KiB reads of data
 # fio wrote with crc32c headers) verify every block, pass after pass, from
 # before the first cycle to after the last; then the array reads what was
@@ -21,8 +28,7 @@
 # reads after 16 reads of a chunk. Those 16 reads are also in md0's disk
 # statistics, under both personalities: 16 reads and 2048 sectors more
 # in /sys/block/md0/stat and nothing in flight (raid5x accounts a direct
-# read itself on 6.1, in its member clone, and through md_account_bio
-# where md's clone holds active_io; a read left unaccounted, or never
+# read itself, in its member clone; a read left unaccounted, or never
 # ended, fails here). A kernel warning, lockdep or KASAN report fails the
 # case (the harness reads the guest's log).
 # Why: raid5x's direct read takes no lock (read_aligned counts itself in
@@ -40,7 +46,7 @@
 # shellcheck source=../lib/guest-lib.sh
 . /lib/guest-lib.sh
 
-tap_plan 12
+tap_plan 14
 load_md
 modprobe dm-delay 2>/dev/null || true
 export DM_DISABLE_UDEV=1
@@ -157,8 +163,31 @@ scenario() {
 		takeover_cycles "$pers" 2
 	}
 	"$chk" "$tag: members' reads held 1 s, 2 times to raid4 and back while 2 readers run" step
-	step() { readers_stop && members_delay 0; }
-	"$chk" "$tag: takeover: every reader pass verified, 2 or more passes" step
+	"$chk" "$tag: takeover: every reader pass verified, 2 or more passes" readers_stop
+	step() {
+		local pid fl i rc=0
+		# one 8 KiB read, held 1 s at its member; md's suspend (here
+		# suspend_hi's) returns only when it has ended
+		dd if=/dev/md0 of=/dev/null bs=8k count=1 iflag=direct status=none &
+		pid=$!
+		for ((i = 0; i < 16; i++)); do
+			read -r fl _ </sys/block/md0/inflight
+			[ "$fl" = 1 ] && break
+			gl_nap 0.05
+		done
+		if [ "$fl" != 1 ]; then
+			note "the read was not seen in flight (md0 inflight reads $fl)"
+			rc=1
+		elif ! echo 0 >"$sys/suspend_hi"; then
+			rc=1
+		else
+			read -r fl _ </sys/block/md0/inflight
+			[ "$fl" = 0 ] || { note "md0 inflight reads $fl after md's suspend returned"; rc=1; }
+		fi
+		wait "$pid" || { note "the held read failed"; rc=1; }
+		members_delay 0 && return "$rc"
+	}
+	"$chk" "$tag: md's suspend waits for a direct read held 1 s at its member" step
 	step() {
 		local n st0 st1
 		[ "$(data_md5)" = "$sum" ] ||
