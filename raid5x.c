@@ -384,7 +384,8 @@ static bool raid5x_make_request(struct mddev *mddev, struct bio *bi)
 	/*
 	 * The partial stripes of a write over more than one block wait for
 	 * the end of its bio (plug.c) even when the submitter holds no plug,
-	 * as 6.12 and 7.x leave O_DIRECT writes: none starts pre-reads for a
+	 * as 7.x leaves O_DIRECT writes (6.12 plugs every bio it submits,
+	 * 6.1 every block-device write): none starts pre-reads for a
 	 * block the same bio is about to write.  The stripes it overwrites
 	 * whole go at once (submit_to_stripes).  Under the submitter's own
 	 * plug raid5x takes none: that one holds every stripe.

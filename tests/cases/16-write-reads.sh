@@ -39,10 +39,11 @@
 # every stripe reaches raid5xd overwritten whole (2048 of them: released
 # by a plug, or let go at once by raid5x's own), none is delayed, nothing
 # is read, the rows verify. raid5x plugs a write of more than one block
-# itself when the submitter holds no plug (6.12 and 7.x give an O_DIRECT
-# write that fits one bio none; the 1.5 MiB writes above arrive plugged on
-# every kernel: the block layer plugs a write it splits into several bios;
-# 6.1 plugs every block-device write), and queues each stripe's blocks of
+# itself when the submitter holds no plug (7.x gives an O_DIRECT write
+# that fits one bio none; the 1.5 MiB writes above arrive plugged on every
+# kernel: the block layer plugs a write it splits into several bios; 6.1
+# plugs every block-device write, 6.12 every bio it submits: there the
+# note shows plugged_stripes 2048), and queues each stripe's blocks of
 # the bio together, so a row's stripes are whole as soon as they are
 # queued and go at once (own_plug_passed); the submitter's plug holds
 # them to its unplug (plugged_stripes). Fails without raid5x's plug on
