@@ -126,11 +126,13 @@ static int calc_degraded(struct r5x_conf *conf)
 	return degraded;
 }
 
-/* submit_to_stripes @flags */
+/*
+ * submit_to_stripes @flags.  R5X_SUB_RECHECK: a read the member failed
+ * around the cache (read_aligned); its blocks are read from the member
+ * again even if the cache has them.
+ */
 #define R5X_SUB_WRITE	1	/* a write (else a read) */
-#define R5X_SUB_RECHECK	2	/* a read the member failed around the cache
-				 * (read_aligned): its blocks are read from
-				 * the member again even if the cache has them */
+#define R5X_SUB_RECHECK	2	/* a failed direct read, retried */
 #define R5X_SUB_OWNPLUG	4	/* under raid5x's own plug (make_request) */
 
 /*
