@@ -178,23 +178,6 @@ bool r5x_may_preread(struct r5x_conf *conf, struct r5x_stripe *sh)
 	return false;
 }
 
-/*
- * Every data page of @sh is overwritten by its bios: it needs no pre-read
- * and should never have waited (r5x_attach_bio has a parked stripe looked
- * at again).  Stable here: a parked stripe has no reference, and no bio is
- * attached without one (taken under conf->lock).
- */
-static bool parked_full(const struct r5x_conf *conf,
-			const struct r5x_stripe *sh)
-{
-	int i;
-
-	for (i = 0; i < conf->geom.raid_disks; i++)
-		if (i != sh->pd_idx && sh->dev[i].wmask != R5X_WMASK_FULL)
-			return false;
-	return true;
-}
-
 /* Move a bounded batch of eligible delayed stripes to the hold list. */
 void r5x_activate_delayed(struct r5x_conf *conf)
 {
@@ -248,7 +231,8 @@ void r5x_activate_delayed(struct r5x_conf *conf)
 			r5x_count(conf, activated_pressure, 1);
 		else
 			r5x_count(conf, activated_idle, 1);
-		if (parked_full(conf, sh))
+		/* full: it should never have waited (r5x_attach_bio) */
+		if (r5x_stripe_overwritten(sh))
 			r5x_count(conf, activated_full, 1);
 		if (plan.budget == 0) {
 			whole = false;

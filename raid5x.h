@@ -392,7 +392,7 @@ void r5x_handle_stripe(struct r5x_stripe *sh, void *scratch,
 		       struct r5x_iobatch *iob);
 void r5x_attach_bio(struct r5x_stripe *sh, int disk, struct bio *bio,
 		    sector_t lsector, bool write);
-bool r5x_stripe_overwritten(struct r5x_stripe *sh);
+bool r5x_stripe_overwritten(const struct r5x_stripe *sh);
 int r5x_bref_pool_init(void);
 void r5x_bref_pool_exit(void);
 

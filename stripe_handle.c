@@ -154,21 +154,20 @@ void r5x_attach_bio(struct r5x_stripe *sh, int disk, struct bio *bio,
 
 /*
  * Do the bios queued on @sh overwrite every data block whole?  Such a
- * stripe is written without reads, whatever comes after; its submitter
- * need not hold it back (submit_to_stripes).  Only grows while the caller
- * holds its reference: a stale false just holds it back.
+ * stripe needs no pre-read, whatever comes after.  No lock: a parked
+ * stripe (delay_list.c) has no reference, so no bio can be attached; a
+ * submitter holding a reference (submit_to_stripes) may read a stale
+ * answer, which only decides whether it hands the stripe on now or at
+ * the unplug.
  */
-bool r5x_stripe_overwritten(struct r5x_stripe *sh)
+bool r5x_stripe_overwritten(const struct r5x_stripe *sh)
 {
 	int i, disks = sh->conf->geom.raid_disks;
-	bool full = true;
 
-	spin_lock(&sh->lock);
-	for (i = 0; i < disks && full; i++)
-		if (i != sh->pd_idx && sh->dev[i].wmask != R5X_WMASK_FULL)
-			full = false;
-	spin_unlock(&sh->lock);
-	return full;
+	for (i = 0; i < disks; i++)
+		if (i != sh->pd_idx && READ_ONCE(sh->dev[i].wmask) != R5X_WMASK_FULL)
+			return false;
+	return true;
 }
 
 /* Copy between @page (array sectors lsector..+STRIPE) and @bio's overlap. */
