@@ -284,14 +284,31 @@ static inline bool r5x_llbitmap(struct mddev *mddev)
  * members' limits stacked, no write-zeroes (raid5x fails it), and discard
  * only with a granularity @discard (bytes, a power of two covering a row:
  * discard.c) that every member can take whole; 0 turns it off.  raid5x
- * takes bios of any size, but the stacked members'
- * max_hw_sectors and max_segments still split them (loop members: 1280
- * KiB, 128 segments; raid456 lifts both); chunk_sectors is left 0 (7.x's
- * raid456 splits at full stripes: no gain for raid5x, whose delayed list
- * joins a stripe across bios; docs/reports/chunk-sectors-7.2-2026-12-01.md).
- * dm-raid arrays (no gendisk) keep dm's.  No discard with llbitmap
- * (r5x_llbitmap).
+ * takes bios of any size and builds its own member bios, so the members'
+ * max_segments and max_hw_sectors do not bound the array's bios (they
+ * split a 1.5 MiB write into three bios of 128 pages on loop members):
+ * segments are unlimited, and a bio is at most r5x_max_bio_sectors (whole
+ * rows) by default.  chunk_sectors is left 0 (7.x's raid456 splits at full
+ * stripes: no gain for raid5x, whose delayed list joins a stripe across
+ * bios; docs/reports/chunk-sectors-7.2-2026-12-01.md).  dm-raid arrays (no
+ * gendisk) keep dm's.  No discard with llbitmap (r5x_llbitmap).
  */
+/*
+ * The largest whole number of rows (@io_opt bytes) within the block
+ * layer's default bio size (1.25 MiB), at least one row: a long write is
+ * cut at row boundaries, so each piece overwrites its rows whole.  7.x's
+ * raid456 also takes at least a row per bio.
+ */
+#define R5X_DEF_BIO_SECTORS	2560U
+static inline unsigned int r5x_max_bio_sectors(unsigned int io_opt)
+{
+	unsigned int row = io_opt >> SECTOR_SHIFT;
+
+	if (!row)
+		return R5X_DEF_BIO_SECTORS;
+	return row * max(1U, R5X_DEF_BIO_SECTORS / row);
+}
+
 static inline int r5x_set_queue_limits(struct mddev *mddev,
 				       unsigned int io_min, unsigned int io_opt,
 				       unsigned int discard)
@@ -319,6 +336,8 @@ static inline int r5x_set_queue_limits(struct mddev *mddev,
 	    lim.discard_granularity < discard)
 		lim.max_hw_discard_sectors = 0;
 	lim.max_write_zeroes_sectors = 0;
+	lim.max_segments = USHRT_MAX;
+	lim.max_hw_sectors = r5x_max_bio_sectors(io_opt);
 #if R5X_HAVE_WZEROES_UNMAP
 	lim.max_hw_wzeroes_unmap_sectors = 0;
 #endif
@@ -337,6 +356,12 @@ static inline int r5x_set_queue_limits(struct mddev *mddev,
 	    mddev->queue->limits.discard_granularity < discard)
 		blk_queue_max_discard_sectors(mddev->queue, 0);
 	blk_queue_max_write_zeroes_sectors(mddev->queue, 0);
+	blk_queue_max_segments(mddev->queue, USHRT_MAX);
+	blk_queue_max_hw_sectors(mddev->queue, r5x_max_bio_sectors(io_opt));
+	/* 6.1 caps the default at 1.25 MiB even where a row is larger */
+	mddev->queue->limits.max_sectors =
+		min_not_zero(mddev->queue->limits.max_hw_sectors,
+			     mddev->queue->limits.max_dev_sectors);
 	return 0;
 #endif
 }
