@@ -362,6 +362,10 @@ static inline int r5x_set_queue_limits(struct mddev *mddev,
 	mddev->queue->limits.max_sectors =
 		min_not_zero(mddev->queue->limits.max_hw_sectors,
 			     mddev->queue->limits.max_dev_sectors);
+	/* what writing max_sectors_kb does too: read-ahead's largest I/O */
+	if (mddev->gendisk)
+		mddev->gendisk->bdi->io_pages =
+			mddev->queue->limits.max_sectors >> (PAGE_SHIFT - SECTOR_SHIFT);
 	return 0;
 #endif
 }
