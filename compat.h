@@ -280,20 +280,6 @@ static inline bool r5x_llbitmap(struct mddev *mddev)
 }
 
 /*
- * The array's queue limits: I/O sizes @io_min/@io_opt (bytes), the
- * members' limits stacked, no write-zeroes (raid5x fails it), and discard
- * only with a granularity @discard (bytes, a power of two covering a row:
- * discard.c) that every member can take whole; 0 turns it off.  raid5x
- * takes bios of any size and builds its own member bios, so the members'
- * max_segments and max_hw_sectors do not bound the array's bios (they
- * split a 1.5 MiB write into three bios of 128 pages on loop members):
- * segments are unlimited, and a bio is at most r5x_max_bio_sectors (whole
- * rows) by default.  chunk_sectors is left 0 (7.x's raid456 splits at full
- * stripes: no gain for raid5x, whose delayed list joins a stripe across
- * bios; docs/reports/chunk-sectors-7.2-2026-12-01.md).  dm-raid arrays (no
- * gendisk) keep dm's.  No discard with llbitmap (r5x_llbitmap).
- */
-/*
  * The largest whole number of rows (@io_opt bytes) within the block
  * layer's default bio size (1.25 MiB), at least one row: a long write is
  * cut at row boundaries, so each piece overwrites its rows whole.  7.x's
@@ -309,6 +295,20 @@ static inline unsigned int r5x_max_bio_sectors(unsigned int io_opt)
 	return row * max(1U, R5X_DEF_BIO_SECTORS / row);
 }
 
+/*
+ * The array's queue limits: I/O sizes @io_min/@io_opt (bytes), the
+ * members' limits stacked, no write-zeroes (raid5x fails it), and discard
+ * only with a granularity @discard (bytes, a power of two covering a row:
+ * discard.c) that every member can take whole; 0 turns it off.  raid5x
+ * takes bios of any size and builds its own member bios, so the members'
+ * max_segments and max_hw_sectors do not bound the array's bios (they
+ * split a 1.5 MiB write into three bios of 128 pages on loop members):
+ * segments are unlimited, and a bio is at most r5x_max_bio_sectors (whole
+ * rows) by default.  chunk_sectors is left 0 (7.x's raid456 splits at full
+ * stripes: no gain for raid5x, whose delayed list joins a stripe across
+ * bios; docs/reports/chunk-sectors-7.2-2026-12-01.md).  dm-raid arrays (no
+ * gendisk) keep dm's.  No discard with llbitmap (r5x_llbitmap).
+ */
 static inline int r5x_set_queue_limits(struct mddev *mddev,
 				       unsigned int io_min, unsigned int io_opt,
 				       unsigned int discard)
