@@ -125,7 +125,10 @@ grep -E '^@@RB[TWL]? ' "$logf" | awk '!seen[$0]++' >"$snap/lines" || true
 sed 's/^@@RB[TWL]* /  /' "$snap/lines"
 echo
 echo "Rebuild benchmark of a 4-member array ($size MiB members, chunk ${chunk}K,"
-echo "speed_limit_min/max $smin/$smax KB/s, scenarios $scen, $reps runs each, interleaved;$([ "$cache" = 0 ] || echo " stripe_cache_size $cache;")"
+# the load scenario runs at md's default limits, whatever --speed-min/max say
+lims="speed_limit_min/max $smin/$smax KB/s"
+[ "$scen" != load ] || lims="speed_limit_min/max md's defaults (1000/200000 KB/s)"
+echo "$lims, scenarios $scen, $reps runs each, interleaved;$([ "$cache" = 0 ] || echo " stripe_cache_size $cache;")"
 echo "module $(modinfo -F srcversion "$ko" 2>/dev/null || echo '?'))"
 awk '
 	{ tag = $1
