@@ -125,12 +125,14 @@ grep -E '^@@RB[TWL]? ' "$logf" | awk '!seen[$0]++' >"$snap/lines" || true
 sed 's/^@@RB[TWL]* /  /' "$snap/lines"
 echo
 echo "Rebuild benchmark of a 4-member array ($size MiB members, chunk ${chunk}K,"
-# the load scenario runs at md's default limits, whatever --speed-min/max say
+# the load scenario runs at md's default limits (rebuild-bench-guest.sh
+# load_min/load_max), whatever --speed-min/max say
+md_lims=1000/200000
 lims="speed_limit_min/max $smin/$smax KB/s"
-[ "$scen" != load ] || lims="speed_limit_min/max md's defaults (1000/200000 KB/s)"
+[ "$scen" != load ] || lims="speed_limit_min/max md's defaults ($md_lims KB/s)"
 echo "$lims, scenarios $scen, $reps runs each, interleaved;$([ "$cache" = 0 ] || echo " stripe_cache_size $cache;")"
 echo "module $(modinfo -F srcversion "$ko" 2>/dev/null || echo '?'))"
-awk '
+awk -v mdlim="$md_lims" '
 	{ tag = $1
 	  delete f
 	  for (i = 2; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
@@ -240,7 +242,7 @@ awk '
 		}
 		if (n["l", "raid456"] + n["l", "raid5x"] + nl_skip["raid456"] + nl_skip["raid5x"]) {
 			print ""
-			print "Spare recovery under load at md default limits (speed_limit_min/max 1000/200000 KB/s): fio random 4 KiB O_DIRECT writes (depth 32) over the first three quarters and sequential 1 MiB O_DIRECT reads (depth 4) over the last quarter, at once; foreground figures from the add to the end of the recovery (fio per-I/O logs); medians (min-max):"
+			print "Spare recovery under load at md default limits (speed_limit_min/max " mdlim " KB/s): fio random 4 KiB O_DIRECT writes (depth 32) over the first three quarters and sequential 1 MiB O_DIRECT reads (depth 4) over the last quarter, at once; foreground figures from the add to the end of the recovery (fio per-I/O logs); medians (min-max):"
 			print ""
 			print "| personality | runs | recovery s | write IOPS | write p99 ms | read MiB/s | read p99 ms | member MiB read / written during the recovery (median) | checks |"
 			print "|---|---|---|---|---|---|---|---|---|"
