@@ -952,6 +952,17 @@ static bool finish_writes(struct r5x_stripe *sh, int failed)
 	for (i = 0; i < conf->geom.raid_disks; i++) {
 		struct r5x_dev *dev = &sh->dev[i];
 
+		/*
+		 * The writes fail: a page whose member write was skipped or
+		 * failed holds data no member has and parity cannot give
+		 * back (the parity page, with it). Keeping any page would
+		 * answer later reads with what the writer was told is lost,
+		 * until the stripe leaves the cache; drop them all, as
+		 * fail_stripe does, so reads go to the members (raid5 fails
+		 * them: two blocks of the stripe missing).
+		 */
+		if (failed > 1 && any)
+			clear_bit(R5X_DEV_UPTODATE, &dev->flags);
 		clear_bit(R5X_DEV_BADWRITE, &dev->flags);
 		clear_bit(R5X_DEV_REPL_FAILED, &dev->flags);
 		if (r5x_blist_empty(&dev->written))

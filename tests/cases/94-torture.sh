@@ -37,10 +37,16 @@ seeds=(4:4 24:8)
 # discards (both twins with devices_handle_discard_safely=Y; rows of 12
 # blocks, granularity 16): rows cached by a buffered read, then discarded
 # under a bitmap, then a discard with member 1 failed, verified (the fence
-# and the degraded path under lockdep and KASAN on the debug kernel)
+# and the degraded path under lockdep and KASAN on the debug kernel);
+# 4513's, shrunk (7.2; on 6.1 too): member 0's block listed bad after a
+# failed write-back, then member 2 (that row's parity) failed, then a
+# buffered write of the listed block: both twins fail it (two blocks of
+# the stripe missing) and the next read must fail too (module 71c052c
+# kept the page of the failed write in its cache and read it back)
 lists=("geom 4 16 parity-first none 10;badread 3 1011 16;fail 0;verify"
 	"geom 3 8 right-symmetric internal 8;write 748 1536 256 d;fail 0;recint 3 1 stop;recint 0 1 stop"
-	"geom 4 16 left-symmetric internal 8;write 0 1536 64 d;read 0 768 48 b;discard 20 400;read 0 768 48 b;fail 1;discard 700 300;write 650 100 10 d;verify;check")
+	"geom 4 16 left-symmetric internal 8;write 0 1536 64 d;read 0 768 48 b;discard 20 400;read 0 768 48 b;fail 1;discard 700 300;write 650 100 10 d;verify;check"
+	"geom 3 512 right-asymmetric none 8;badread 0 712 8;fail 2;write 950 512 16 bs;verify")
 tap_plan $((${#seeds[@]} + ${#lists[@]} + 2))
 load_md
 modprobe dm-mod 2>/dev/null || true
