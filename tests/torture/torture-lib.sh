@@ -520,7 +520,45 @@ tsync() {
 	read -r ma <"${TSYS[A]}/mismatch_cnt"
 	read -r mb <"${TSYS[B]}/mismatch_cnt"
 	tlog "#   $1: mismatch_cnt raid456 $ma raid5x $mb"
-	[ "$ma" = "$mb" ] || diverge "$1: mismatch_cnt raid456 $ma, raid5x $mb"
+	[ "$ma" = "$mb" ] && return 0
+	tsync_lost_werr "$ma" "$mb" && return 0
+	diverge "$1: mismatch_cnt raid456 $ma, raid5x $mb"
+}
+
+# tlisted X LO HI: a member of array X lists data sectors LO..HI bad
+tlisted() {
+	local x=$1 i d off s n
+	for ((i = 0; i <= TN; i++)); do
+		tin "$x" "$i" || continue
+		d=${TSYS[$x]}/dev-${TDEV[$x$i]##*/}
+		read -r off <"$d/offset" || continue
+		while read -r s n; do
+			[ -n "$s" ] || continue
+			[ "$s" -le $((off + $2)) ] && [ $((s + n)) -ge $((off + $3)) ] && return 0
+		done <"$d/bad_blocks"
+	done
+	return 1
+}
+
+# tsync_lost_werr MA MB: raid456's check found MA mismatched sectors and
+# raid5x's none, every one (md's "mismatch sector in range" lines, all
+# there) in a stripe raid5x lists bad on a member and raid456 on none:
+# raid456 dropped the write error of a stripe of a batch (raid5.c's
+# break_stripe_batch_list copies the head's flags over R5_WriteError), so
+# its block there is stale and unlisted (RESULTS.md, 14). raid456 is off
+# the oracle's path from here (a degraded read there gets stale data).
+tsync_lost_werr() {
+	local n=0 lo hi ranges
+	[ "$2" = 0 ] && [ "$1" -gt 0 ] || return 1
+	ranges=$(dmesg | sed -n "s/.*${TMD[A]}: mismatch sector in range \([0-9]*\)-\([0-9]*\).*/\1 \2/p")
+	[ -n "$ranges" ] || return 1
+	while read -r lo hi; do
+		tlisted B "$lo" "$hi" && ! tlisted A "$lo" "$hi" || return 1
+		n=$((n + hi - lo))
+	done <<<"$ranges"
+	[ "$n" = "$1" ] || return 1
+	tlog "#   ORACLE-OFF check: raid456's mismatches at $(tr ' \n' '- ' <<<"$ranges")are stripes raid5x lists bad and raid456 does not (raid456 lost a write error: RESULTS.md, 14)"
+	TORT_ORACLE=$((TORT_ORACLE + 1)) TORT_OFF=1
 }
 
 # tslow on|off: md's sync speed limit (both arrays)
@@ -811,7 +849,39 @@ t_writeerr() {
 			"$off" "$dev" "$off" $((TSECT - off)) "$dev" "$off")" || return 1
 	done
 	tio write $((TNBLK / 4)) $((TCHUNK * 3 / 4)) 8 ds
-	tfault_end "$i" $?
+	tfault_end "$i" $? || return 1
+	twerr_lost "$i"
+}
+
+# tbbset X I: the 8-sector blocks device I of array X lists bad, one a line
+tbbset() {
+	local s n
+	while read -r s n; do
+		[ -n "$s" ] || continue
+		for ((; n > 0; n -= 8, s += 8)); do echo "$s"; done
+	done <"${TSYS[$1]}/dev-${TDEV[$1$2]##*/}/bad_blocks"
+}
+
+# twerr_lost I: after a write with device I failing writes, raid5x lists
+# blocks bad there that raid456 does not, and raid456's list is part of
+# raid5x's: raid456 lost the write errors of stripes of a batch (a
+# full-stripe write; raid5.c's break_stripe_batch_list copies the head's
+# flags over R5_WriteError), its blocks there are stale and unlisted, and
+# a degraded read of them returns wrong data (RESULTS.md, 14). raid456 is
+# off the oracle's path: the sequence goes on with raid5x alone.
+twerr_lost() {
+	local x more=0
+	local -A inb=()
+	tin A "$1" && tin B "$1" || return 0
+	for x in $(tbbset B "$1"); do inb[$x]=1; done
+	for x in $(tbbset A "$1"); do
+		[ -n "${inb[$x]:-}" ] || return 0	# raid456 lists one raid5x does not
+		unset "inb[$x]"
+	done
+	more=${#inb[@]}
+	[ "$more" -gt 0 ] || return 0
+	tlog "#   ORACLE-OFF writeerr: raid5x lists $more more blocks bad on device $1 than raid456 (raid456 lost a write error: RESULTS.md, 14)"
+	TORT_ORACLE=$((TORT_ORACLE + 1)) TORT_OFF=1
 }
 
 # suspend START NBLK: md/suspend_lo..hi over the range; a write elsewhere
