@@ -55,9 +55,9 @@
 #   badread I BLK NBLK             dm-error under device I for NBLK sectors at
 #                                  member sector BLK*8 of the data area during
 #                                  a full verify, then restored
-#   writeerr I                     flakey error_writes under device I's data
-#                                  area during a write, then restored (the
-#                                  member logs a bad block, or fails)
+#   writeerr I                     flakey error_writes under device I during a
+#                                  write, then restored (the member fails or
+#                                  logs a bad block)
 #   suspend START NBLK             md/suspend_lo..hi over a range while
 #                                  writes go elsewhere, then cleared
 #   discard START NBLK             BLKDISCARD of a block range on both (the
@@ -831,25 +831,30 @@ tfault_end() {
 	tverify
 }
 
-# writeerr I: writes to device I's data area fail (flakey error_writes)
-# during one write. Its metadata area (superblock, bitmap, bad-block log)
-# stays writable: an md superblock write failing there fails the member
-# in md core (super_written), and whether either twin writes its
+# writeerr I: writes fail on device I (flakey error_writes) during one
+# write. Whether the member fails depends on md core: a superblock write
+# failing there fails it (super_written), and whether a twin writes its
 # superblock inside the window is timing (its clean/active transition,
-# 200 ms of safe mode), not raid5x's; torture seed 9112 on 6.1 failed
-# the member on raid5x only, 1 replay in 10 (2 in 10 neither twin).
+# 200 ms of safe mode): RESULTS.md, 13. So the window stays open until
+# both twins are clean again (up to 3 s): each writes its superblock in
+# it. Failing the data area only was tried and undone (13).
 t_writeerr() {
-	local i=$1 x dev off
+	local i=$1 x dev n sa sb
 	tclean && tin A "$i" || return 2
 	twait || return 1
 	for x in A B; do
 		dev=$(tloop $x "$i")
-		off=$(cat "${TSYS[$x]}/dev-${TDEV[$x$i]##*/}/offset") || return 1
-		tdm $x "$i" "$(printf '0 %d linear %s 0\n%d %d flakey %s %d 0 3600 1 error_writes' \
-			"$off" "$dev" "$off" $((TSECT - off)) "$dev" "$off")" || return 1
+		tdm $x "$i" "0 $TSECT flakey $dev 0 0 3600 1 error_writes" || return 1
 	done
 	tio write $((TNBLK / 4)) $((TCHUNK * 3 / 4)) 8 ds
-	tfault_end "$i" $? || return 1
+	x=$?
+	for ((n = 0; n < 30; n++)); do
+		read -r sa <"${TSYS[A]}/array_state" 2>/dev/null || sa=absent
+		read -r sb <"${TSYS[B]}/array_state" 2>/dev/null || sb=absent
+		[ "$sa" = active ] || [ "$sb" = active ] || break
+		gl_nap 0.1
+	done
+	tfault_end "$i" "$x" || return 1
 	twerr_lost "$i"
 }
 
@@ -872,7 +877,7 @@ tbbset() {
 twerr_lost() {
 	local x more=0
 	local -A inb=()
-	tin A "$1" && tin B "$1" || return 0
+	tinsync A "$1" && tinsync B "$1" || return 0
 	for x in $(tbbset B "$1"); do inb[$x]=1; done
 	for x in $(tbbset A "$1"); do
 		[ -n "${inb[$x]:-}" ] || return 0	# raid456 lists one raid5x does not
