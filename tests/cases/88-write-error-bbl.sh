@@ -17,10 +17,10 @@
 # full-row write: a full-stripe write goes out as a batch of stripes and
 # break_stripe_batch_list drops the batch members' R5_WriteError, so
 # that is not asserted for raid456; raid5x must list those sectors too:
-# tests/torture/RESULTS.md, divergence 14.) With member 1's table back to linear, a rewrite
-# of both rows and a `repair` leave the data right and the member in the
-# array; raid456 assembles the result: same bytes, check finds
-# mismatch_cnt 0.
+# tests/torture/RESULTS.md, divergence 14.) With member 1's table back
+# to linear, a rewrite of both rows and a `repair` leave the data right
+# and the member in the array; raid456 assembles the result: same
+# bytes, check finds mismatch_cnt 0.
 # Twin: the same on raid456 first, then on raid5x.
 # Fails on the module before the fix: the write error fails member 1
 # ("md/raid5x:md0: disk failure on dm-1, disabling device; 3 of 4 members

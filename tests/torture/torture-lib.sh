@@ -839,7 +839,7 @@ tfault_end() {
 # both twins are clean again (up to 3 s): each writes its superblock in
 # it. Failing the data area only was tried and undone (13).
 t_writeerr() {
-	local i=$1 x dev n sa sb
+	local i=$1 x dev n sa sb rc
 	tclean && tin A "$i" || return 2
 	twait || return 1
 	for x in A B; do
@@ -847,14 +847,14 @@ t_writeerr() {
 		tdm $x "$i" "0 $TSECT flakey $dev 0 0 3600 1 error_writes" || return 1
 	done
 	tio write $((TNBLK / 4)) $((TCHUNK * 3 / 4)) 8 ds
-	x=$?
+	rc=$?
 	for ((n = 0; n < 30; n++)); do
 		read -r sa <"${TSYS[A]}/array_state" 2>/dev/null || sa=absent
 		read -r sb <"${TSYS[B]}/array_state" 2>/dev/null || sb=absent
 		[ "$sa" = active ] || [ "$sb" = active ] || break
 		gl_nap 0.1
 	done
-	tfault_end "$i" "$x" || return 1
+	tfault_end "$i" "$rc" || return 1
 	twerr_lost "$i"
 }
 
