@@ -839,7 +839,7 @@ tfault_end() {
 # both twins are clean again (up to 3 s): each writes its superblock in
 # it. Failing the data area only was tried and undone (13).
 t_writeerr() {
-	local i=$1 x dev n sa sb rc
+	local i=$1 x dev rc
 	tclean && tin A "$i" || return 2
 	twait || return 1
 	for x in A B; do
@@ -848,12 +848,7 @@ t_writeerr() {
 	done
 	tio write $((TNBLK / 4)) $((TCHUNK * 3 / 4)) 8 ds
 	rc=$?
-	for ((n = 0; n < 30; n++)); do
-		read -r sa <"${TSYS[A]}/array_state" 2>/dev/null || sa=absent
-		read -r sb <"${TSYS[B]}/array_state" 2>/dev/null || sb=absent
-		[ "$sa" = active ] || [ "$sb" = active ] || break
-		gl_nap 0.1
-	done
+	tnot_active 30
 	tfault_end "$i" "$rc" || return 1
 	twerr_lost "$i"
 }
@@ -1001,19 +996,26 @@ tdiverged() {
 	return 1
 }
 
+# tnot_active TICKS: wait up to TICKS x 0.1 s until neither twin's
+# array_state is active; TSA and TSB hold the states read last
+tnot_active() {
+	local n
+	for ((n = 0; n < $1; n++)); do
+		read -r TSA <"${TSYS[A]}/array_state" 2>/dev/null || TSA=absent
+		read -r TSB <"${TSYS[B]}/array_state" 2>/dev/null || TSB=absent
+		[ "$TSA" = active ] || [ "$TSB" = active ] || return 0
+		gl_nap 0.1
+	done
+}
+
 # tclean_end: an array left alone goes clean (md's safe mode): within 20 s,
 # both twins that were active are clean, or both stay as they are. raid456
 # staying active where raid5x went clean is raid456's (after a failed
 # write-back it stayed active for good: RESULTS.md, divergence 6): noted,
 # counted with raid456-lost, not a divergence.
 tclean_end() {
-	local i sa sb
-	for ((i = 0; i < 200; i++)); do
-		read -r sa <"${TSYS[A]}/array_state" 2>/dev/null || sa=absent
-		read -r sb <"${TSYS[B]}/array_state" 2>/dev/null || sb=absent
-		[ "$sa" = active ] || [ "$sb" = active ] || break
-		gl_nap 0.1
-	done
+	tnot_active 200
+	local sa=$TSA sb=$TSB
 	local k=0
 	read -r k <"${TSYS[B]}/raid5x_stats/safemode_kicks" 2>/dev/null || k=0
 	[ "$k" = 0 ] || tlog "#   NOTE raid5x's safemode_kicks $k (md's lost safe mode found: RESULTS.md, divergence 7)"
