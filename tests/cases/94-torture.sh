@@ -42,11 +42,18 @@ seeds=(4:4 24:8)
 # failed write-back, then member 2 (that row's parity) failed, then a
 # buffered write of the listed block: both twins fail it (two blocks of
 # the stripe missing) and the next read must fail too (module 71c052c
-# kept the page of the failed write in its cache and read it back)
+# kept the page of the failed write in its cache and read it back);
+# 9217's, shrunk (divergence 15): member 1's block listed bad after a
+# failed read and write-back, member 2 failed, then a buffered write of
+# the whole row: raid5x fails the stripe with two blocks missing, raid456
+# acknowledges it and returns EIO after a restart (the harness's tacked;
+# before it, a divergence at the write); raid5x must report the failure
+# (an oracle note: a raid5x acknowledging it too would agree with raid456)
 lists=("geom 4 16 parity-first none 10;badread 3 1011 16;fail 0;verify"
 	"geom 3 8 right-symmetric internal 8;write 748 1536 256 d;fail 0;recint 3 1 stop;recint 0 1 stop"
 	"geom 4 16 left-symmetric internal 8;write 0 1536 64 d;read 0 768 48 b;discard 20 400;read 0 768 48 b;fail 1;discard 700 300;write 650 100 10 d;verify;check"
-	"geom 3 512 right-asymmetric none 8;badread 0 712 8;fail 2;write 950 512 16 bs;verify")
+	"geom 3 512 right-asymmetric none 8;badread 0 712 8;fail 2;write 950 512 16 bs;verify"
+	"geom 7 128 right-symmetric none 4;badread 1 127 8;fail 2;write 585 192 192 bs;verify;check")
 tap_plan $((${#seeds[@]} + ${#lists[@]} + 2))
 load_md
 modprobe dm-mod 2>/dev/null || true
@@ -105,10 +112,12 @@ done
 
 for l in "${lists[@]}"; do
 	t0=$SECONDS
-	if TSEED=94 TORT_QUIET=1 tort_run_list "$l"; then
-		tap_ok "torture list '$l': agree ($((SECONDS - t0)) s)"
-	else
+	if ! TSEED=94 TORT_QUIET=1 tort_run_list "$l"; then
 		tap_not_ok "torture list '$l': diverged at step $TORT_FAILSTEP: $TORT_WHY"
+	elif [[ $l == *"fail 2;write 585 192 192 bs"* ]] && [ "$TORT_ORACLE" = 0 ]; then
+		tap_not_ok "torture list '$l': raid5x did not fail the write raid456 acknowledged and lost"
+	else
+		tap_ok "torture list '$l': agree ($((SECONDS - t0)) s)"
 	fi
 done
 tap_done

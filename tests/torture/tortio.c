@@ -22,7 +22,8 @@
  * MODE letters: d O_DIRECT (else buffered), f O_DSYNC (FUA on direct
  * writes), s fdatasync after the writes (a flush), p power-cut phase (the
  * blocks may end up old or new: both are accepted until settle; errors
- * ignored). A and B are written / read at the same time (two processes).
+ * ignored), k (reads) see ACKED below. A and B are written / read at the
+ * same time (two processes).
  *
  * Per block a read is one of: right (the model's generation, or its
  * alternative while ambiguous), EIO, or wrong (what was found is decoded:
@@ -40,6 +41,12 @@
  * (a resumed rebuild that skipped regions, RESULTS.md, divergence 8) is
  * an "ORACLE-OFF ..." line and exit status 4: raid456 is off the oracle's
  * path, the caller goes on with raid5x alone.
+ * A write raid456 takes and raid5x fails is not decided here: one "ACKED
+ * B" line per block, the block ambiguous, exit status 5. The caller
+ * restarts both arrays and reads the blocks back: raid456 acknowledged
+ * writes it cannot return (RESULTS.md, divergence 15), or raid5x refused
+ * one raid456 kept. MODE k on that read: raid456 EIO where raid5x reads
+ * the model's takes raid456 off the oracle's path (exit 4), as above.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -279,7 +286,7 @@ static int cmd_write(char **av)
 {
 	struct job j = { 0 };
 	const char *a = av[1], *bd = av[2];
-	uint64_t k, b;
+	uint64_t k, b, nacked = 0;
 	int bad = 0;
 
 	parse_job(&j, av);
@@ -303,6 +310,11 @@ static int cmd_write(char **av)
 				printf("ORACLE write block %" PRIu64 ": raid456 error, raid5x ok\n", b);
 			E[b].gen = j.gens[k];
 			E[b].alt = NONE;
+		} else if (!j.res[0][k] && j.res[1][k]) {
+			/* raid456 ok, raid5x error: the caller decides */
+			printf("ACKED %" PRIu64 "\n", b);
+			nacked++;
+			ambiguous(b, j.gens[k]);
 		} else if (j.res[0][k] != j.res[1][k]) {
 			if (ndiv++ < MAXDIV)
 				printf("DIVERGE write block %" PRIu64 ": raid456 %s, raid5x %s\n",
@@ -317,10 +329,11 @@ static int cmd_write(char **av)
 			E[b].alt = NONE;
 		}
 	}
-	printf("tortio: wrote %" PRIu64 " blocks at %" PRIu64 " (%s)%s%s\n", j.nblk,
+	printf("tortio: wrote %" PRIu64 " blocks at %" PRIu64 " (%s)%s%s%s\n", j.nblk,
 	       j.start, j.mode, noracle ? ", raid456 lost writes raid5x kept" : "",
+	       nacked && !bad ? ", raid456 took writes raid5x failed" : "",
 	       bad ? ", DIVERGED" : "");
-	return bad ? 3 : 0;
+	return bad ? 3 : nacked ? 5 : 0;
 }
 
 static int block_ok(uint64_t b, const uint64_t *w, uint64_t *want)
@@ -446,6 +459,14 @@ static int cmd_read(char **av)
 			if (noracle++ < MAXDIV)
 				printf("ORACLE read block %" PRIu64 " (%s): raid456 stale: %s, raid5x right\n",
 				       b, expect(b, e, sizeof(e)), j.what[k][0]);
+			continue;
+		}
+		if (ra == 1 && rb == 0 && has(j.mode, 'k')) {
+			/* raid456 lost a write it acknowledged (RESULTS.md, 15) */
+			off = 1;
+			if (noracle++ < MAXDIV)
+				printf("ORACLE-OFF read block %" PRIu64 " (%s): raid456 EIO after acknowledging its write, raid5x right\n",
+				       b, expect(b, e, sizeof(e)));
 			continue;
 		}
 		if (ra == 2 && rb == 0) {

@@ -439,6 +439,11 @@ tio() {
 		TORT_ORACLE=$((TORT_ORACLE + 1))
 		grep '^ORACLE ' <<<"$out" | head -n 3 | sed 's/^/#   /'
 	fi
+	if [ "$rc" = 5 ]; then
+		# raid5x failed writes raid456 took: tacked decides after the step
+		TORT_ACKED+=" $(grep '^ACKED ' <<<"$out" | cut -d' ' -f2 | tr '\n' ' ')"
+		return 0
+	fi
 	if [ "$rc" = 4 ]; then
 		# raid456 read wrong data where raid5x read the model's: raid456
 		# is off the oracle's path (RESULTS.md, 8); the sequence ends
@@ -853,6 +858,38 @@ t_writeerr() {
 	twerr_lost "$i"
 }
 
+# tacked: a step's writes raid456 acknowledged and raid5x failed (tortio's
+# ACKED blocks, TORT_ACKED). raid456 writes a full row as a batch of
+# stripes; a member stripe whose block cannot be stored (listed bad on a
+# member that failed a write, with another member missing) is written as
+# if it were: raid456 returns the data while the stripe is cached and EIO
+# after (RESULTS.md, 15). Both twins restart (empty caches); raid456 must
+# then fail a read of one of the blocks at least, else raid5x refused a
+# write raid456 kept: a divergence. The blocks are read back with MODE k.
+tacked() {
+	local b lo hi lost=()
+	# shellcheck disable=SC2086 # a list of block numbers
+	set -- $TORT_ACKED
+	TORT_ACKED=""
+	twait && tboth "acked stop" s_stop && tboth "acked assemble" s_assemble || return 1
+	gl_nap 0.3
+	twait || return 1
+	lo=$1 hi=$1
+	for b; do
+		[ "$b" -ge "$lo" ] || lo=$b
+		[ "$b" -le "$hi" ] || hi=$b
+		dd if=/dev/"${TMD[A]}" of=/dev/null bs=4096 skip="$b" count=1 \
+			iflag=direct status=none 2>/dev/null || lost+=("$b")
+	done
+	if [ "${#lost[@]}" = 0 ]; then
+		diverge "raid5x failed writes raid456 stored: blocks $lo..$hi ($#) all read back on raid456 after a restart"
+		return 1
+	fi
+	tlog "#   ORACLE raid456 acknowledged writes it lost: ${#lost[@]} of $# blocks EIO after a restart (${lost[*]:0:6}; RESULTS.md, 15)"
+	TORT_ORACLE=$((TORT_ORACLE + 1))
+	tio read "$lo" $((hi - lo + 1)) 256 dk
+}
+
 # tbbset X I: the 8-sector blocks device I of array X lists bad, one a line
 tbbset() {
 	local s n
@@ -930,7 +967,7 @@ tort_run_list() {
 	local list=$1 steps g idx=0 st t0
 	IFS=';' read -r -a steps <<<"$list"
 	read -r -a g <<<"${steps[0]}"
-	TORT_FAILSTEP=-1 TORT_WHY="" TORT_NSTEPS=0 TORT_ORACLE=0 TORT_OFF=0 TORT_LATE=0
+	TORT_FAILSTEP=-1 TORT_WHY="" TORT_NSTEPS=0 TORT_ORACLE=0 TORT_OFF=0 TORT_LATE=0 TORT_ACKED=""
 	tort_setup "${g[@]:1}" >"$TORT_DIR.setup" 2>&1 ||
 		{ TORT_WHY="setup failed: $(tr '\n' '|' <"$TORT_DIR.setup")"; tort_teardown; return 2; }
 	: >"$TORT_KLOG"
@@ -949,6 +986,11 @@ tort_run_list() {
 			return
 		fi
 		TORT_NSTEPS=$((TORT_NSTEPS + 1))
+		if [ -n "${TORT_ACKED// }" ] && [ "$TORT_OFF" = 0 ] && ! tacked; then
+			tklog
+			tdiverged "$idx" "step $idx: ${steps[idx]}: DIVERGED (acknowledged writes)"
+			return
+		fi
 		if [ "$TORT_OFF" = 1 ]; then
 			tlog "#  step $idx: ${steps[idx]} $(gl_since "$t0") s; raid456 is off the oracle's path: the rest is skipped, raid5x checked alone"
 			tcheck_alone || { tdiverged "$idx" "raid5x alone: DIVERGED"; return; }
