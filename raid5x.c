@@ -627,6 +627,7 @@ static struct r5x_conf *setup_conf(struct mddev *mddev)
 	conf->tun.seq_delay_ms = R5X_DEF_SEQ_DELAY_MS;
 	conf->tun.stall_grace_ms = R5X_DEF_STALL_GRACE_MS;
 	conf->tun.wake_batch_pct = R5X_DEF_WAKE_BATCH_PCT;
+	conf->tun.solo_worker = 1;	/* a lone writer's latency: r5x_wake_thread */
 	conf->tun.skip_copy = 0;	/* docs/reports/nocopy-2026-12-01.md */
 
 	rdev_for_each(rdev, mddev) {

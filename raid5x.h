@@ -296,6 +296,7 @@ struct r5x_tunables {
 	int stall_grace_ms;		/* full stall: wait for new writes this long */
 	int wake_batch_pct;		/* % of cache freed before waking waiters */
 	int worker_threads;		/* handlers beside raid5xd (READ_ONCE) */
+	int solo_worker;		/* 1: a worker too for a lone writer (READ_ONCE) */
 	int skip_copy;			/* write stable bio pages uncopied (READ_ONCE) */
 };
 

@@ -6,7 +6,9 @@
  * N (sysfs, 0 by default, at most R5X_MAX_WORKERS) N work items of the
  * array's own unbound workqueue do too, each with its own block plug and
  * scratch page.  Every wake-up of raid5xd queues them as well
- * (r5x_wake_thread); each runs until no stripe is ready.
+ * (r5x_wake_thread); each runs until no stripe is ready.  With N = 0 and
+ * solo_worker set (the default), the first worker is queued while exactly
+ * one array write is in flight (a lone writer).
  *
  * Why several handlers are safe: a stripe is taken off the handle or hold
  * list with a reference, under conf->lock (r5x_next_stripe), so one
@@ -91,6 +93,7 @@ void r5x_workers_stop(struct r5x_conf *conf)
 	int i;
 
 	WRITE_ONCE(conf->tun.worker_threads, 0);
+	WRITE_ONCE(conf->tun.solo_worker, 0);
 	if (!conf->wq)
 		return;
 	for (i = 0; i < R5X_MAX_WORKERS; i++)

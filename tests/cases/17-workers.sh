@@ -7,6 +7,9 @@
 #    worker_stripes > 0);
 #  - check under raid5x (each handler has its own scratch page) finds 0;
 #  - worker_threads changed while verified writes run (0, 8, 1, 2);
+#  - with worker_threads 0, a lone writer (O_DIRECT 4K at depth 1) gets
+#    one worker beside raid5xd (solo_worker 1, the default: worker_stripes
+#    grows) and none with solo_worker 0 (worker_stripes stays 0);
 #  - a member failed: degraded writes verify, a spare is rebuilt, check 0;
 #  - raid456 assembles the result: same bytes, check 0;
 #  - an internal write-intent bitmap (each handler flushes the bitmap
@@ -17,7 +20,7 @@
 # shellcheck source=../lib/guest-lib.sh
 . /lib/guest-lib.sh
 
-tap_plan 11
+tap_plan 13
 load_md
 sys=/sys/block/md0/md
 
@@ -49,6 +52,27 @@ change_under_writes() {
 	wait "$bg" || { note "fio failed"; rc=1; }
 	return "$rc"
 }
+# lone_writer N: worker_threads 0, solo_worker N, a verified O_DIRECT 4K
+# random write at depth 1; prints the stripes workers handled meanwhile
+lone_writer() {
+	echo 0 >"$sys/worker_threads" && echo "$1" >"$sys/solo_worker" &&
+		echo 1 >"$sys/raid5x_stats/reset" || return 1
+	fio_verify --filename=/dev/md0 --direct=1 --ioengine=psync --iodepth=1 \
+		--name=lone --rw=randwrite --bs=4k --size=16M --io_size=2M >&2 || return 1
+	cat "$sys/raid5x_stats/worker_stripes"
+}
+solo_on() {
+	local n
+	n=$(lone_writer 1) || return 1
+	note "solo_worker 1: stripes handled by the worker: $n"
+	[ "$n" -gt 0 ]
+}
+solo_off() {
+	local n
+	n=$(lone_writer 0) || return 1
+	note "solo_worker 0: stripes handled by a worker: $n"
+	[ "$n" = 0 ] && echo 1 >"$sys/solo_worker" && echo 2 >"$sys/worker_threads"
+}
 # rebuilt: the spare is in, [4/4] (degraded 0 and idle: the recovery
 # starts asynchronously after --add)
 rebuilt() {
@@ -79,6 +103,8 @@ r5x_check "mixed writes verify with 2 workers" \
 r5x_check "workers handled stripes" handled_by_workers
 r5x_check "check under raid5x with workers: mismatch_cnt 0" md_check_zero md0
 r5x_check "worker_threads 0, 8, 1, 2 under verified writes" change_under_writes
+r5x_check "a lone writer gets a worker (worker_threads 0, solo_worker 1)" solo_on
+r5x_check "solo_worker 0: a lone writer's stripes stay with raid5xd" solo_off
 mdadm /dev/md0 --fail "${devs[2]}" >/dev/null 2>&1
 r5x_check "degraded writes verify with workers" \
 	fio_verify --filename=/dev/md0 --direct=1 --ioengine=libaio --iodepth=8 \
