@@ -644,12 +644,7 @@ tstep() {
 		gl_nap 0.3
 		tslow off
 		twait && tverify ;;
-	restart)
-		twait || return 1
-		tboth stop s_stop || return 1
-		tboth assemble s_assemble || return 1
-		gl_nap 0.3
-		twait && tverify ;;
+	restart) trestart "" && tverify ;;
 	check|repair) tsync "$k" ;;
 	cache) tboth cache s_sysfs stripe_cache_size "$1" ;;
 	workers)
@@ -858,6 +853,14 @@ t_writeerr() {
 	twerr_lost "$i"
 }
 
+# trestart PREFIX: both twins idle, stopped and assembled again (their
+# caches empty), idle again; PREFIX names the tboth checks in a divergence
+trestart() {
+	twait && tboth "$1stop" s_stop && tboth "$1assemble" s_assemble || return 1
+	gl_nap 0.3
+	twait
+}
+
 # tacked: a step's writes raid456 acknowledged and raid5x failed (tortio's
 # ACKED blocks, TORT_ACKED). raid456 writes a full row as a batch of
 # stripes; a member stripe whose block cannot be stored (listed bad on a
@@ -871,9 +874,7 @@ tacked() {
 	# shellcheck disable=SC2086 # a list of block numbers
 	set -- $TORT_ACKED
 	TORT_ACKED=""
-	twait && tboth "acked stop" s_stop && tboth "acked assemble" s_assemble || return 1
-	gl_nap 0.3
-	twait || return 1
+	trestart "acked " || return 1
 	lo=$1 hi=$1
 	for b; do
 		[ "$b" -ge "$lo" ] || lo=$b
