@@ -47,6 +47,11 @@
  * writes it cannot return (RESULTS.md, divergence 15), or raid5x refused
  * one raid456 kept. MODE k on that read: raid456 EIO where raid5x reads
  * the model's takes raid456 off the oracle's path (exit 4), as above.
+ * A read raid456 answers right and raid5x fails is not decided here
+ * either (reads without MODE k): one "CACHED B" line per block, exit
+ * status 6. raid456 serves a stripe's cached blocks after the members
+ * holding them failed or listed them bad; the caller restarts both arrays
+ * and raid456 must then fail those reads too (RESULTS.md, divergence 16).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -428,7 +433,7 @@ static int cmd_read(char **av)
 	struct job j = { 0 };
 	uint64_t k, b, lost = 0, okb = 0;
 	size_t sz;
-	int bad = 0, off = 0;
+	int bad = 0, off = 0, cached = 0;
 	char e[48];
 	static const char *nm[3] = { "ok", "EIO", "wrong" };
 
@@ -469,6 +474,12 @@ static int cmd_read(char **av)
 				       b, expect(b, e, sizeof(e)));
 			continue;
 		}
+		if (ra == 0 && rb == 1 && !has(j.mode, 'k')) {
+			/* raid456's cache, or raid5x's bug: the caller decides */
+			cached = 1;
+			printf("CACHED %" PRIu64 "\n", b);
+			continue;
+		}
 		if (ra == 2 && rb == 0) {
 			/* raid456 off the oracle's path (RESULTS.md, 8) */
 			off = 1;
@@ -488,7 +499,7 @@ static int cmd_read(char **av)
 	       " right, %" PRIu64 " newly lost on both%s%s\n", j.nblk, j.start, j.mode,
 	       okb, lost, noracle ? ", raid456 stale where raid5x is right" : "",
 	       bad ? ", DIVERGED" : "");
-	return bad ? 3 : off ? 4 : 0;
+	return bad ? 3 : off ? 4 : cached ? 6 : 0;
 }
 
 /* rewrite every ambiguous block (direct, FUA) with a new generation */

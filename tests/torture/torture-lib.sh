@@ -444,6 +444,12 @@ tio() {
 		TORT_ACKED+=" $(grep '^ACKED ' <<<"$out" | cut -d' ' -f2 | tr '\n' ' ')"
 		return 0
 	fi
+	if [ "$rc" = 6 ]; then
+		# raid5x failed reads raid456 answered: tcached decides after
+		# the step
+		TORT_CACHED+=" $(grep '^CACHED ' <<<"$out" | cut -d' ' -f2 | tr '\n' ' ')"
+		return 0
+	fi
 	if [ "$rc" = 4 ]; then
 		# raid456 read wrong data where raid5x read the model's: raid456
 		# is off the oracle's path (RESULTS.md, 8); the sequence ends
@@ -891,6 +897,35 @@ tacked() {
 	tio read "$lo" $((hi - lo + 1)) 256 dk
 }
 
+# tcached: a step's reads raid456 answered right and raid5x failed (tortio's
+# CACHED blocks, TORT_CACHED). raid456 answers from a cached stripe whose
+# blocks its members can no longer return (a member failed, another lists
+# the block bad), raid5x reads the members (RESULTS.md, 16). Both twins
+# restart (empty caches); raid456 must then fail every one of those reads,
+# else raid5x failed a read raid456 serves from its members: a divergence.
+# The blocks are read back on both (lost on both from then on).
+tcached() {
+	local b lo hi served=()
+	# shellcheck disable=SC2086 # a list of block numbers
+	set -- $TORT_CACHED
+	TORT_CACHED=""
+	trestart "cached " || return 1
+	lo=$1 hi=$1
+	for b; do
+		[ "$b" -ge "$lo" ] || lo=$b
+		[ "$b" -le "$hi" ] || hi=$b
+		! dd if=/dev/"${TMD[A]}" of=/dev/null bs=4096 skip="$b" count=1 \
+			iflag=direct status=none 2>/dev/null || served+=("$b")
+	done
+	if [ "${#served[@]}" != 0 ]; then
+		diverge "raid5x failed reads raid456 serves from its members after a restart: ${#served[@]} of $# blocks (${served[*]:0:6})"
+		return 1
+	fi
+	tlog "#   ORACLE raid456 answered $# reads from its cache that its members cannot (EIO after a restart; RESULTS.md, 16)"
+	TORT_ORACLE=$((TORT_ORACLE + 1))
+	tio read "$lo" $((hi - lo + 1)) 256 dk
+}
+
 # tbbset X I: the 8-sector blocks device I of array X lists bad, one a line
 tbbset() {
 	local s n
@@ -968,7 +1003,7 @@ tort_run_list() {
 	local list=$1 steps g idx=0 st t0
 	IFS=';' read -r -a steps <<<"$list"
 	read -r -a g <<<"${steps[0]}"
-	TORT_FAILSTEP=-1 TORT_WHY="" TORT_NSTEPS=0 TORT_ORACLE=0 TORT_OFF=0 TORT_LATE=0 TORT_ACKED=""
+	TORT_FAILSTEP=-1 TORT_WHY="" TORT_NSTEPS=0 TORT_ORACLE=0 TORT_OFF=0 TORT_LATE=0 TORT_ACKED="" TORT_CACHED=""
 	tort_setup "${g[@]:1}" >"$TORT_DIR.setup" 2>&1 ||
 		{ TORT_WHY="setup failed: $(tr '\n' '|' <"$TORT_DIR.setup")"; tort_teardown; return 2; }
 	: >"$TORT_KLOG"
@@ -990,6 +1025,11 @@ tort_run_list() {
 		if [ -n "${TORT_ACKED// }" ] && [ "$TORT_OFF" = 0 ] && ! tacked; then
 			tklog
 			tdiverged "$idx" "step $idx: ${steps[idx]}: DIVERGED (acknowledged writes)"
+			return
+		fi
+		if [ -n "${TORT_CACHED// }" ] && [ "$TORT_OFF" = 0 ] && ! tcached; then
+			tklog
+			tdiverged "$idx" "step $idx: ${steps[idx]}: DIVERGED (reads raid456 answered)"
 			return
 		fi
 		if [ "$TORT_OFF" = 1 ]; then
