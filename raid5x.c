@@ -87,28 +87,13 @@ static struct bio *track_write(struct r5x_conf *conf, struct bio *bi)
 	struct bio *clone = bio_alloc_clone(bi->bi_bdev, bi, GFP_NOIO,
 					    &r5x_wbio_set);
 	struct r5x_wbio *wb = container_of(clone, struct r5x_wbio, clone);
-	s64 bytes;
-	int n;
 
 	wb->conf = conf;
 	wb->orig = bi;
 	wb->size = bi->bi_iter.bi_size;
 	clone->bi_end_io = write_clone_endio;
-	n = atomic_inc_return(&conf->writes_in_flight);
-	bytes = atomic64_add_return(wb->size, &conf->write_bytes_in_flight);
-	/*
-	 * One write cut into several bios (7.2 hands a 1.5 MiB O_DIRECT
-	 * write over as two, a smaller max_sectors_kb cuts more) still has
-	 * one writer waiting: its pieces follow each other and together fit
-	 * in a row.  Racing submitters only blur the guess; it decides
-	 * nothing but a wake-up (r5x_wake_thread).
-	 */
-	WRITE_ONCE(conf->solo_row, n == 1 ||
-		   (READ_ONCE(conf->solo_row) &&
-		    bi->bi_iter.bi_sector == READ_ONCE(conf->next_write) &&
-		    bytes <= r5x_row_bytes(conf->geom.chunk_sectors,
-					   conf->geom.data_disks)));
-	WRITE_ONCE(conf->next_write, bio_end_sector(bi));
+	atomic_inc(&conf->writes_in_flight);
+	atomic64_add(wb->size, &conf->write_bytes_in_flight);
 	return clone;
 }
 

@@ -329,8 +329,6 @@ struct r5x_conf {
 	atomic_t aligned_reads ____cacheline_aligned_in_smp; /* direct member reads in flight */
 	atomic_t writes_in_flight ____cacheline_aligned_in_smp; /* array write bios not completed */
 	atomic64_t write_bytes_in_flight; /* ... and their bytes */
-	sector_t next_write;		/* end of the last write tracked (lockless) */
-	bool solo_row;			/* those in flight: one writer's row (lockless) */
 	unsigned long stall_since;	/* jiffies all active stripes were delayed, or 0 */
 	unsigned long write_seq;	/* write bios seen (under lock) */
 	unsigned long stall_seq;	/* write_seq when a stall was declared, or 0 */

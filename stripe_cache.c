@@ -32,34 +32,20 @@ static struct hlist_head *stripe_hash(struct r5x_conf *conf, sector_t sector)
 }
 
 /*
- * A lone writer: exactly one array write in flight, as a synchronous
- * writer at queue depth 1 has, or the pieces of one write the queue
- * limits cut (track_write sets solo_row) while they fit in a row.
- */
-static bool lone_writer(struct r5x_conf *conf)
-{
-	int n = atomic_read(&conf->writes_in_flight);
-
-	if (n <= 1)
-		return n == 1;
-	return READ_ONCE(conf->solo_row) &&
-	       atomic64_read(&conf->write_bytes_in_flight) <=
-	       r5x_row_bytes(conf->geom.chunk_sectors, conf->geom.data_disks);
-}
-
-/*
  * Something for the handlers: wake raid5xd and queue the workers.  With
- * no workers configured, a lone writer gets one worker beside raid5xd
- * when solo_worker is set: its latency is the hand-offs between threads,
- * and whichever of the two runs first takes the stripe.  Deeper queues
- * keep raid5xd alone, where workers cost throughput on few CPUs.
+ * no workers configured, a lone writer (exactly one array write in flight,
+ * as a synchronous writer at queue depth 1 has) gets one worker beside
+ * raid5xd when solo_worker is set: its latency is the hand-offs between
+ * threads, and whichever of the two runs first takes the stripe.  Deeper
+ * queues keep raid5xd alone, where workers cost throughput on few CPUs.
  */
 void r5x_wake_thread(struct r5x_conf *conf)
 {
 	int i, n = READ_ONCE(conf->tun.worker_threads);
 
 	md_wakeup_thread(conf->mddev->thread);
-	if (!n && READ_ONCE(conf->tun.solo_worker) && lone_writer(conf))
+	if (!n && READ_ONCE(conf->tun.solo_worker) &&
+	    atomic_read(&conf->writes_in_flight) == 1)
 		n = 1;
 	for (i = 0; i < n; i++)
 		queue_work(conf->wq, &conf->workers[i].work);

@@ -7,9 +7,8 @@
  * array's own unbound workqueue do too, each with its own block plug and
  * scratch page.  Every wake-up of raid5xd queues them as well
  * (r5x_wake_thread); each runs until no stripe is ready.  With N = 0 and
- * solo_worker set (the default), the first worker is queued while one
- * writer's write is in flight: one bio, or the pieces of one write cut by
- * the queue limits within a row (r5x_wake_thread).
+ * solo_worker set (the default), the first worker is queued while exactly
+ * one array write is in flight (a lone writer).
  *
  * Why several handlers are safe: a stripe is taken off the handle or hold
  * list with a reference, under conf->lock (r5x_next_stripe), so one

@@ -10,11 +10,6 @@
 #  - with worker_threads 0, a lone writer (O_DIRECT 4K at depth 1) gets
 #    one worker beside raid5xd (solo_worker 1, the default: worker_stripes
 #    grows) and none with solo_worker 0 (worker_stripes stays 0);
-#  - so does a lone writer whose one write the block layer cuts in pieces
-#    (O_DIRECT 1.5 MiB rows of 4 members x 512K at depth 1, md0's
-#    max_sectors_kb 512 as a member's limit would set it: md0 counts 3
-#    write bios a row, and the worker handled stripes; it handled none
-#    while only one bio in flight counted);
 #  - a member failed: degraded writes verify, a spare is rebuilt, check 0;
 #  - raid456 assembles the result: same bytes, check 0;
 #  - an internal write-intent bitmap (each handler flushes the bitmap
@@ -25,7 +20,7 @@
 # shellcheck source=../lib/guest-lib.sh
 . /lib/guest-lib.sh
 
-tap_plan 15
+tap_plan 13
 load_md
 sys=/sys/block/md0/md
 
@@ -124,30 +119,6 @@ stop_array md0
 mdadm --assemble /dev/md0 --run "${devs[0]}" "${devs[1]}" "${devs[3]}" "${devs[4]}" >/dev/null 2>&1
 tap_check "raid456 reads the same bytes" test "$(md_md5 md0)" = "$sum"
 tap_check "raid456's check: mismatch_cnt 0" check_parity md0
-gl_fresh md0
-
-# split_row_writer: worker_threads 0, solo_worker 1, verified O_DIRECT
-# row-sized writes at depth 1 on a 4 x 512K array cut in 512K bios; each
-# must reach md0 as more than one bio (md0's write count), and the worker
-# handled stripes
-split_row_writer() {
-	local n before after q=/sys/block/md0/queue/max_sectors_kb
-	to_raid5x md0 && echo 0 >"$sys/worker_threads" &&
-		echo 1 >"$sys/solo_worker" && echo 512 >"$q" &&
-		[ "$(cat "$q")" = 512 ] && echo 1 >"$sys/raid5x_stats/reset" ||
-		return 1
-	read -r _ _ _ _ before _ </sys/block/md0/stat
-	fio_verify --filename=/dev/md0 --direct=1 --ioengine=psync --iodepth=1 \
-		--name=rows --rw=write --bs=1536k --size=48M >&2 || return 1
-	read -r _ _ _ _ after _ </sys/block/md0/stat
-	read -r n <"$sys/raid5x_stats/worker_stripes" || return 1
-	note "1.5 MiB writes: 32 written as $((after - before)) bios; stripes handled by the worker: $n"
-	[ $((after - before)) -gt 32 ] && [ "$n" -gt 0 ]
-}
-read -r -a devs <<<"$(make_members 4 24)"
-create_raid5 md0 4 512 left-symmetric "${devs[@]}"
-r5x_check "a lone writer of rows cut in several bios gets a worker" split_row_writer
-r5x_check "check after the row writes: mismatch_cnt 0" md_check_zero md0
 gl_fresh md0
 
 read -r -a devs <<<"$(make_members 4 24)"
