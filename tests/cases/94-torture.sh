@@ -46,13 +46,13 @@ seeds=(4:4 24:8)
 # 9217's, shrunk (divergence 15): member 1's block listed bad after a
 # failed read and write-back, member 2 failed, then a buffered write of
 # the whole row: raid5x fails the stripe with two blocks missing, raid456
-# acknowledges it and returns EIO after a restart (the harness's tacked;
+# acknowledges it and returns EIO after a restart (the harness's tafter acked;
 # before it, a divergence at the write); raid5x must report the failure
 # (an oracle note: a raid5x acknowledging it too would agree with raid456);
 # 5005's, shrunk (divergence 16, 7.2 and 6.1): member 1's blocks listed
 # bad after a failed read and write-back, member 0 failed: raid456 answers
 # reads of two-block-missing stripes it still caches, raid5x fails them,
-# and raid456 fails them too after a restart (the harness's tcached;
+# and raid456 fails them too after a restart (the harness's tafter cached;
 # before it, a divergence at the verify)
 lists=("geom 4 16 parity-first none 10;badread 3 1011 16;fail 0;verify"
 	"geom 3 8 right-symmetric internal 8;write 748 1536 256 d;fail 0;recint 3 1 stop;recint 0 1 stop"

@@ -440,12 +440,12 @@ tio() {
 		grep '^ORACLE ' <<<"$out" | head -n 3 | sed 's/^/#   /'
 	fi
 	if [ "$rc" = 5 ]; then
-		# raid5x failed writes raid456 took: tacked decides after the step
+		# raid5x failed writes raid456 took: tafter decides after the step
 		TORT_ACKED+=" $(grep '^ACKED ' <<<"$out" | cut -d' ' -f2 | tr '\n' ' ')"
 		return 0
 	fi
 	if [ "$rc" = 6 ]; then
-		# raid5x failed reads raid456 answered: tcached decides after
+		# raid5x failed reads raid456 answered: tafter decides after
 		# the step
 		TORT_CACHED+=" $(grep '^CACHED ' <<<"$out" | cut -d' ' -f2 | tr '\n' ' ')"
 		return 0
@@ -867,61 +867,54 @@ trestart() {
 	twait
 }
 
-# tacked: a step's writes raid456 acknowledged and raid5x failed (tortio's
-# ACKED blocks, TORT_ACKED). raid456 writes a full row as a batch of
-# stripes; a member stripe whose block cannot be stored (listed bad on a
-# member that failed a write, with another member missing) is written as
-# if it were: raid456 returns the data while the stripe is cached and EIO
-# after (RESULTS.md, 15). Both twins restart (empty caches); raid456 must
-# then fail a read of one of the blocks at least, else raid5x refused a
-# write raid456 kept: a divergence. The blocks are read back with MODE k.
-tacked() {
-	local b lo hi lost=()
+# tafter KIND: blocks tortio could not decide during a step, decided after
+# it. Both twins restart (empty caches) and raid456 reads each block once
+# (O_DIRECT); then the blocks are read back on both with MODE k.
+#  acked: writes raid456 acknowledged and raid5x failed (tortio's ACKED
+#   blocks, TORT_ACKED). raid456 writes a full row as a batch of stripes;
+#   a member stripe whose block cannot be stored (listed bad on a member
+#   that failed a write, with another member missing) is written as if it
+#   were: raid456 returns the data while the stripe is cached and EIO after
+#   (RESULTS.md, 15). raid456 must fail one of the reads at least, else
+#   raid5x refused a write raid456 kept: a divergence.
+#  cached: reads raid456 answered right and raid5x failed (tortio's CACHED
+#   blocks, TORT_CACHED). raid456 answers from a cached stripe whose blocks
+#   its members can no longer return (a member failed, another lists the
+#   block bad), raid5x reads the members (RESULTS.md, 16). raid456 must
+#   fail every one of the reads, else raid5x failed a read raid456 serves
+#   from its members: a divergence.
+tafter() {
+	local kind=$1 blocks b lo hi ok=() eio=()
+	if [ "$kind" = acked ]; then
+		blocks=$TORT_ACKED TORT_ACKED=""
+	else
+		blocks=$TORT_CACHED TORT_CACHED=""
+	fi
 	# shellcheck disable=SC2086 # a list of block numbers
-	set -- $TORT_ACKED
-	TORT_ACKED=""
-	trestart "acked " || return 1
+	set -- $blocks
+	trestart "$kind " || return 1
 	lo=$1 hi=$1
 	for b; do
 		[ "$b" -ge "$lo" ] || lo=$b
 		[ "$b" -le "$hi" ] || hi=$b
-		dd if=/dev/"${TMD[A]}" of=/dev/null bs=4096 skip="$b" count=1 \
-			iflag=direct status=none 2>/dev/null || lost+=("$b")
+		if dd if=/dev/"${TMD[A]}" of=/dev/null bs=4096 skip="$b" count=1 \
+			iflag=direct status=none 2>/dev/null; then
+			ok+=("$b")
+		else
+			eio+=("$b")
+		fi
 	done
-	if [ "${#lost[@]}" = 0 ]; then
+	if [ "$kind" = acked ] && [ "${#eio[@]}" = 0 ]; then
 		diverge "raid5x failed writes raid456 stored: blocks $lo..$hi ($#) all read back on raid456 after a restart"
 		return 1
-	fi
-	tlog "#   ORACLE raid456 acknowledged writes it lost: ${#lost[@]} of $# blocks EIO after a restart (${lost[*]:0:6}; RESULTS.md, 15)"
-	TORT_ORACLE=$((TORT_ORACLE + 1))
-	tio read "$lo" $((hi - lo + 1)) 256 dk
-}
-
-# tcached: a step's reads raid456 answered right and raid5x failed (tortio's
-# CACHED blocks, TORT_CACHED). raid456 answers from a cached stripe whose
-# blocks its members can no longer return (a member failed, another lists
-# the block bad), raid5x reads the members (RESULTS.md, 16). Both twins
-# restart (empty caches); raid456 must then fail every one of those reads,
-# else raid5x failed a read raid456 serves from its members: a divergence.
-# The blocks are read back on both (lost on both from then on).
-tcached() {
-	local b lo hi served=()
-	# shellcheck disable=SC2086 # a list of block numbers
-	set -- $TORT_CACHED
-	TORT_CACHED=""
-	trestart "cached " || return 1
-	lo=$1 hi=$1
-	for b; do
-		[ "$b" -ge "$lo" ] || lo=$b
-		[ "$b" -le "$hi" ] || hi=$b
-		! dd if=/dev/"${TMD[A]}" of=/dev/null bs=4096 skip="$b" count=1 \
-			iflag=direct status=none 2>/dev/null || served+=("$b")
-	done
-	if [ "${#served[@]}" != 0 ]; then
-		diverge "raid5x failed reads raid456 serves from its members after a restart: ${#served[@]} of $# blocks (${served[*]:0:6})"
+	elif [ "$kind" = cached ] && [ "${#ok[@]}" != 0 ]; then
+		diverge "raid5x failed reads raid456 serves from its members after a restart: ${#ok[@]} of $# blocks (${ok[*]:0:6})"
 		return 1
+	elif [ "$kind" = acked ]; then
+		tlog "#   ORACLE raid456 acknowledged writes it lost: ${#eio[@]} of $# blocks EIO after a restart (${eio[*]:0:6}; RESULTS.md, 15)"
+	else
+		tlog "#   ORACLE raid456 answered $# reads from its cache that its members cannot (EIO after a restart; RESULTS.md, 16)"
 	fi
-	tlog "#   ORACLE raid456 answered $# reads from its cache that its members cannot (EIO after a restart; RESULTS.md, 16)"
 	TORT_ORACLE=$((TORT_ORACLE + 1))
 	tio read "$lo" $((hi - lo + 1)) 256 dk
 }
@@ -1022,12 +1015,12 @@ tort_run_list() {
 			return
 		fi
 		TORT_NSTEPS=$((TORT_NSTEPS + 1))
-		if [ -n "${TORT_ACKED// }" ] && [ "$TORT_OFF" = 0 ] && ! tacked; then
+		if [ -n "${TORT_ACKED// }" ] && [ "$TORT_OFF" = 0 ] && ! tafter acked; then
 			tklog
 			tdiverged "$idx" "step $idx: ${steps[idx]}: DIVERGED (acknowledged writes)"
 			return
 		fi
-		if [ -n "${TORT_CACHED// }" ] && [ "$TORT_OFF" = 0 ] && ! tcached; then
+		if [ -n "${TORT_CACHED// }" ] && [ "$TORT_OFF" = 0 ] && ! tafter cached; then
 			tklog
 			tdiverged "$idx" "step $idx: ${steps[idx]}: DIVERGED (reads raid456 answered)"
 			return
