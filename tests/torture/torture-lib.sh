@@ -904,17 +904,20 @@ tafter() {
 			eio+=("$b")
 		fi
 	done
-	if [ "$kind" = acked ] && [ "${#eio[@]}" = 0 ]; then
-		diverge "raid5x failed writes raid456 stored: blocks $lo..$hi ($#) all read back on raid456 after a restart"
-		return 1
-	elif [ "$kind" = cached ] && [ "${#ok[@]}" != 0 ]; then
-		diverge "raid5x failed reads raid456 serves from its members after a restart: ${#ok[@]} of $# blocks (${ok[*]:0:6})"
-		return 1
-	elif [ "$kind" = acked ]; then
-		tlog "#   ORACLE raid456 acknowledged writes it lost: ${#eio[@]} of $# blocks EIO after a restart (${eio[*]:0:6}; RESULTS.md, 15)"
-	else
-		tlog "#   ORACLE raid456 answered $# reads from its cache that its members cannot (EIO after a restart; RESULTS.md, 16)"
-	fi
+	case $kind in
+	acked)
+		[ "${#eio[@]}" != 0 ] || {
+			diverge "raid5x failed writes raid456 stored: blocks $lo..$hi ($#) all read back on raid456 after a restart"
+			return 1
+		}
+		tlog "#   ORACLE raid456 acknowledged writes it lost: ${#eio[@]} of $# blocks EIO after a restart (${eio[*]:0:6}; RESULTS.md, 15)" ;;
+	cached)
+		[ "${#ok[@]}" = 0 ] || {
+			diverge "raid5x failed reads raid456 serves from its members after a restart: ${#ok[@]} of $# blocks (${ok[*]:0:6})"
+			return 1
+		}
+		tlog "#   ORACLE raid456 answered $# reads from its cache that its members cannot (EIO after a restart; RESULTS.md, 16)" ;;
+	esac
 	TORT_ORACLE=$((TORT_ORACLE + 1))
 	tio read "$lo" $((hi - lo + 1)) 256 dk
 }
