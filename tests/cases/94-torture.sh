@@ -11,7 +11,8 @@
 # why, and the seed's step list (replay: scripts/torture.sh --replay).
 # First, the oracle must be able to fail: a block corrupted on a raid5x
 # member below md (arrays stopped meanwhile) must be reported as a
-# divergence of that block.
+# divergence of that block, and tafter's restart-and-probe must report
+# blocks raid456 still reads after a restart.
 # timeout: 300
 # debug-kernel: yes
 # guest-args: --file build/torture/tortio:/usr/bin/tortio --file tests/torture/torture-lib.sh:/usr/lib/torture-lib.sh
@@ -60,7 +61,7 @@ lists=("geom 4 16 parity-first none 10;badread 3 1011 16;fail 0;verify"
 	"geom 3 512 right-asymmetric none 8;badread 0 712 8;fail 2;write 950 512 16 bs;verify"
 	"geom 7 128 right-symmetric none 4;badread 1 127 8;fail 2;write 585 192 192 bs;verify;check"
 	"geom 7 8 left-symmetric internal 4;badread 1 3 32;write 1535 36 2 d;fail 0;write 1254 9 9 d;verify;check")
-tap_plan $((${#seeds[@]} + ${#lists[@]} + 2))
+tap_plan $((${#seeds[@]} + ${#lists[@]} + 3))
 load_md
 modprobe dm-mod 2>/dev/null || true
 modprobe dm-flakey 2>/dev/null || true
@@ -101,6 +102,37 @@ step() {
 	[[ $TORT_WHY == *"read block 0 "*"raid456 ok, raid5x wrong: garbage"* ]]
 }
 tap_check "the oracle reports a block corrupted below raid5x as a divergence" step
+
+# tafter's probe must be able to fail too: blocks both twins read back
+# (a healthy array), planted as writes raid456 acknowledged and raid5x
+# failed (acked) and as reads raid456 answered and raid5x failed (cached),
+# must each be reported as a divergence after the restart (a probe whose
+# reads always fail, e.g. a wrong offset, would call them raid456's)
+step() {
+	local TSEED=94 TORT_QUIET=1 kind want
+	tort_setup 4 64 left-symmetric none 4 || return 1
+	tio write 0 48 48 d || return 1
+	for kind in acked cached; do
+		TORT_ACKED="" TORT_CACHED=""
+		if [ "$kind" = acked ]; then
+			TORT_ACKED="3 9 40"
+			want="raid5x failed writes raid456 stored: blocks 3..40 (3) all read back on raid456 after a restart"
+		else
+			TORT_CACHED="3 9 40"
+			want="raid5x failed reads raid456 serves from its members after a restart: 3 of 3 blocks (3 9 40)"
+		fi
+		TORT_WHY=""
+		if tafter "$kind"; then
+			note "tafter $kind: no divergence for blocks raid456 reads after a restart"
+			tort_teardown
+			return 1
+		fi
+		note "tafter $kind: $TORT_WHY"
+		[ "$TORT_WHY" = "$want" ] || { tort_teardown; return 1; }
+	done
+	tort_teardown
+}
+tap_check "tafter reports planted blocks raid456 still reads after a restart as divergences" step
 
 for sm in "${seeds[@]}"; do
 	sd=${sm%%:*}
