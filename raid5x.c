@@ -92,7 +92,10 @@ static struct bio *track_write(struct r5x_conf *conf, struct bio *bi)
 	wb->orig = bi;
 	wb->size = bi->bi_iter.bi_size;
 	clone->bi_end_io = write_clone_endio;
-	atomic_inc(&conf->writes_in_flight);
+	/* stamped once a tick at most: the line stays shared at depth */
+	if (atomic_inc_return(&conf->writes_in_flight) > 1 &&
+	    READ_ONCE(conf->deep_write) != jiffies)
+		WRITE_ONCE(conf->deep_write, jiffies);
 	atomic64_add(wb->size, &conf->write_bytes_in_flight);
 	return clone;
 }
@@ -628,6 +631,7 @@ static struct r5x_conf *setup_conf(struct mddev *mddev)
 	conf->tun.stall_grace_ms = R5X_DEF_STALL_GRACE_MS;
 	conf->tun.wake_batch_pct = R5X_DEF_WAKE_BATCH_PCT;
 	conf->tun.solo_worker = 1;	/* a lone writer's latency: r5x_wake_thread */
+	conf->deep_write = jiffies - R5X_SOLO_QUIET - 1;
 	conf->tun.skip_copy = 0;	/* docs/reports/nocopy-2026-12-01.md */
 
 	rdev_for_each(rdev, mddev) {

@@ -282,6 +282,8 @@ struct r5x_disk {
 /* Tunables, all validated by sysfs.c; see README for ranges. */
 /* Handlers of stripes beside raid5xd (workers.c) */
 #define R5X_MAX_WORKERS		8
+/* a lone writer for solo_worker: no write found another in flight for */
+#define R5X_SOLO_QUIET		(HZ / 10)
 
 struct r5x_worker {
 	struct work_struct work;
@@ -329,6 +331,7 @@ struct r5x_conf {
 	atomic_t aligned_reads ____cacheline_aligned_in_smp; /* direct member reads in flight */
 	atomic_t writes_in_flight ____cacheline_aligned_in_smp; /* array write bios not completed */
 	atomic64_t write_bytes_in_flight; /* ... and their bytes */
+	unsigned long deep_write;	/* jiffies a write last found another in flight */
 	unsigned long stall_since;	/* jiffies all active stripes were delayed, or 0 */
 	unsigned long write_seq;	/* write bios seen (under lock) */
 	unsigned long stall_seq;	/* write_seq when a stall was declared, or 0 */
