@@ -92,9 +92,8 @@ static struct bio *track_write(struct r5x_conf *conf, struct bio *bi)
 	wb->orig = bi;
 	wb->size = bi->bi_iter.bi_size;
 	clone->bi_end_io = write_clone_endio;
-	/* stamped once a tick at most: the line stays shared at depth */
-	if (atomic_inc_return(&conf->writes_in_flight) > 1 &&
-	    READ_ONCE(conf->deep_write) != jiffies)
+	/* deep_write shares the counters' line, written here anyway */
+	if (atomic_inc_return(&conf->writes_in_flight) > 1)
 		WRITE_ONCE(conf->deep_write, jiffies);
 	atomic64_add(wb->size, &conf->write_bytes_in_flight);
 	return clone;

@@ -74,7 +74,7 @@ solo_on() {
 # deep_queue: solo_worker 1, a verified O_DIRECT random 4K write at depth
 # 32 (8192 writes): fewer than 1% of its stripes may go to the worker
 # (the first write, before a second is in flight, and a queue that sat at
-# one write for longer than the quiet time: 1-22 seen on 6.1, 6.12 and
+# one write for longer than the quiet time: 0-22 seen on 6.1, 6.12 and
 # 7.2; the module before took 2295-6887)
 deep_queue() {
 	local n
