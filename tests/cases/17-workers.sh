@@ -12,8 +12,8 @@
 #    grows) and none with solo_worker 0 (worker_stripes stays 0); a deep
 #    queue (random 4K at depth 32) gets no worker either, although it
 #    drains to one write at moments (before the quiet time of lone_writer,
-#    stripe_cache.c, the worker took hundreds of its stripes a run on 6.1
-#    and tens on 7.2, and raised its p99 latency by a third);
+#    stripe_cache.c, the worker took most of its stripes here, and in a
+#    benchmark it raised that load's p99 latency by a third);
 #  - a member failed: degraded writes verify, a spare is rebuilt, check 0;
 #  - raid456 assembles the result: same bytes, check 0;
 #  - an internal write-intent bitmap (each handler flushes the bitmap
