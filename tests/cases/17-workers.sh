@@ -56,14 +56,19 @@ change_under_writes() {
 	wait "$bg" || { note "fio failed"; rc=1; }
 	return "$rc"
 }
-# lone_writer N: worker_threads 0, solo_worker N, a verified O_DIRECT 4K
-# random write at depth 1; prints the stripes workers handled meanwhile
-lone_writer() {
+# solo_run N FIO-ARGS...: worker_threads 0, solo_worker N, a verified
+# O_DIRECT write with FIO-ARGS; prints the stripes workers handled meanwhile
+solo_run() {
 	echo 0 >"$sys/worker_threads" && echo "$1" >"$sys/solo_worker" &&
 		echo 1 >"$sys/raid5x_stats/reset" || return 1
-	fio_verify --filename=/dev/md0 --direct=1 --ioengine=psync --iodepth=1 \
-		--name=lone --rw=randwrite --bs=4k --size=16M --io_size=2M >&2 || return 1
+	shift
+	fio_verify --filename=/dev/md0 --direct=1 "$@" >&2 || return 1
 	cat "$sys/raid5x_stats/worker_stripes"
+}
+# lone_writer N: solo_run with a 4K random writer at depth 1
+lone_writer() {
+	solo_run "$1" --ioengine=psync --iodepth=1 --name=lone --rw=randwrite \
+		--bs=4k --size=16M --io_size=2M
 }
 solo_on() {
 	local n
@@ -74,15 +79,12 @@ solo_on() {
 # deep_queue: solo_worker 1, a verified O_DIRECT random 4K write at depth
 # 32 (8192 writes): fewer than 1% of its stripes may go to the worker
 # (the first write, before a second is in flight, and a queue that sat at
-# one write for longer than the quiet time: 0-22 seen on 6.1, 6.12 and
+# one write for longer than the quiet time: 0-23 seen on 6.1, 6.12 and
 # 7.2; the module before took 2295-6887)
 deep_queue() {
 	local n
-	echo 0 >"$sys/worker_threads" && echo 1 >"$sys/solo_worker" &&
-		echo 1 >"$sys/raid5x_stats/reset" || return 1
-	fio_verify --filename=/dev/md0 --direct=1 --ioengine=libaio --iodepth=32 \
-		--name=deep --rw=randwrite --bs=4k --size=32M || return 1
-	read -r n <"$sys/raid5x_stats/worker_stripes" || return 1
+	n=$(solo_run 1 --ioengine=libaio --iodepth=32 --name=deep --rw=randwrite \
+		--bs=4k --size=32M) || return 1
 	note "solo_worker 1, depth 32: stripes handled by the worker: $n"
 	[ "$n" -lt 82 ]
 }
