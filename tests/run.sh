@@ -763,7 +763,11 @@ run_queue main
 
 if [ -n "$dpid" ]; then
 	t0=$SECONDS
-	wait "$dpid" || true
+	# bash may have dropped the lane from its list of children (it keeps
+	# a bounded number of finished ones): then wait says "not a child"
+	# and returns at once, so also poll until the lane is gone
+	wait "$dpid" 2>/dev/null || true
+	while kill -0 "$dpid" 2>/dev/null; do sleep 1; done
 	echo "== (waited $((SECONDS - t0)) s for the second lane; its output: ${dout#"$top"/})"
 	if read -r dp df <"$dres" 2>/dev/null; then
 		# shellcheck disable=SC2031

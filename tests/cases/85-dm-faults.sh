@@ -117,13 +117,24 @@ inject_read_error() {
 	*) return 1 ;;
 	esac
 }
+# wait_clean: the array clean and its superblock write over. array_state
+# shows "clean" as soon as md sets in_sync, before md_update_sb has written
+# the superblocks that record it; a failure injected in that gap fails the
+# superblock write, and md fails member 1 (seen once, CI of c1a2903). So
+# also wait until member 1 has no request in flight and its written
+# sectors stay the same across 0.2 s.
 wait_clean() {
-	local i st
+	local i st fl w prev=none dm=/sys/block/${mdev[1]##*/}
 	for ((i = 0; i < 100; i++)); do
-		read -r st <"$sys/array_state" && [ "$st" = clean ] && return 0
-		gl_nap 0.1
+		read -r st <"$sys/array_state"
+		fl=$(cat "$dm/inflight")
+		read -r -a w <"$dm/stat"
+		[ "$st" = clean ] && [ "${fl//[[:space:]]/}" = 00 ] &&
+			[ "${w[6]}" = "$prev" ] && return 0
+		prev=${w[6]}
+		gl_nap 0.2
 	done
-	note "array_state $(cat "$sys/array_state"), not clean"
+	note "array_state $st, member 1 inflight '$fl', not settled"
 	return 1
 }
 inject_off() {
