@@ -124,11 +124,11 @@ inject_read_error() {
 # also wait until member 1 has no request in flight and its written
 # sectors stay the same across 0.2 s.
 wait_clean() {
-	local i st fl w prev=none dm=/sys/block/${mdev[1]##*/}
+	local i st fl w prev=none m1dir=/sys/block/${mdev[1]##*/}
 	for ((i = 0; i < 100; i++)); do
 		read -r st <"$sys/array_state"
-		fl=$(cat "$dm/inflight")
-		read -r -a w <"$dm/stat"
+		fl=$(cat "$m1dir/inflight")
+		read -r -a w <"$m1dir/stat"
 		[ "$st" = clean ] && [ "${fl//[[:space:]]/}" = 00 ] &&
 			[ "${w[6]}" = "$prev" ] && return 0
 		prev=${w[6]}
