@@ -311,7 +311,6 @@ cpu_of() {
 		for (i = 1; i + 1 <= n; i += 2) if (f[i] != "") t += f[i] * 60 + f[i + 1]
 		printf "%d\n", t }' "$1" 2>/dev/null || echo 0
 }
-# run_case FILE [PREFIX]: one case; PREFIX names its logs and lines
 # died_before_init LOG: the guest's kernel died before its /init reached
 # the "GUEST-INIT: kernel" line, i.e. before anything of raid5x ran (the
 # cases load the module). QEMU TCG loses such a boot now and then: an int3
@@ -326,6 +325,7 @@ died_before_init() {
 	return 0
 }
 
+# run_case FILE [PREFIX]: one case; PREFIX names its logs and lines
 run_case() {
 	local f=$1 prefix=${2:-} name log st t0 nok nnot plan body tmo
 	local cargs qopt cpuf
