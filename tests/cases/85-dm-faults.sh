@@ -124,14 +124,14 @@ inject_read_error() {
 # also wait until member 1 has no request in flight and its written
 # sectors stay the same across 0.2 s.
 wait_clean() {
-	local i st fl w prev=none m1dir=/sys/block/${mdev[1]##*/}
+	local i st fl w prev=none
 	for ((i = 0; i < 100; i++)); do
 		read -r st <"$sys/array_state"
-		fl=$(cat "$m1dir/inflight")
-		read -r -a w <"$m1dir/stat"
+		fl=$(cat "/sys/block/${mdev[1]##*/}/inflight")
+		w=$(m1_writes)
 		[ "$st" = clean ] && [ "${fl//[[:space:]]/}" = 00 ] &&
-			[ "${w[6]}" = "$prev" ] && return 0
-		prev=${w[6]}
+			[ "$w" = "$prev" ] && return 0
+		prev=$w
 		gl_nap 0.2
 	done
 	note "array_state $st, member 1 inflight '$fl', not settled"
@@ -144,12 +144,15 @@ inject_off() {
 
 m1_in_array() { md_member_in md0 "${mdev[1]}"; }
 m1_errors() { cat "$(rd 1)/errors"; }
+m1_writes() { # sectors written to member 1 (member_stats: "READ WRITE")
+	local s
+	s=$(member_stats "${mdev[1]}") && echo "${s#* }"
+}
 
 # --- read error, O_DIRECT read across a chunk boundary --------------------
 r=4
 k=$(chunk_on_m1 $r)
 e0=$(m1_errors)
-m1_writes() { read -r -a st <"/sys/block/${mdev[1]##*/}/stat" && echo "${st[6]}"; }
 w0=$(m1_writes)
 inject_read_error $r
 off=$((k * 65536 - 4096)) # 4 KiB of chunk k-1, then 4 KiB of chunk k
