@@ -91,12 +91,22 @@
 #             w_ios=N r_ios=N (I/Os completed in the window) written=N
 #             verified=N (ldw's writes, all of fio's run, and those
 #             replayed) pre_s=S (fio's start to the add) md_med=KB
-#             member_mib=M speed_min=KB speed_max=KB"; fg must be running
+#             member_mib=M speed_min=KB speed_max=KB worker_stripes=N"
+#             (stripes raid5x's workers handled from the add to the
+#             recovery's end, md/raid5x_stats; - under raid456); fg must be running
 #             (fio ran through the whole recovery, without errors, both
 #             jobs completed I/O in the window)
 # Exit 1 if any run failed a check.
 # shellcheck source=../tests/lib/guest-lib.sh
 . /lib/guest-lib.sh
+
+# stripes raid5x's workers have handled so far (md/raid5x_stats), or -
+worker_stripes() {
+	local f=/sys/block/md0/md/raid5x_stats/worker_stripes
+
+	if [ -r "$f" ]; then cat "$f"; else echo -; fi
+}
+
 reps=${1:?reps} size=${2:?size} chunk=${3:?chunk} smin=${4:?} smax=${5:?}
 scen=${6:?scenarios} thr=${7:?throttle KB/s} thr_s=${8:?throttle seconds}
 cache=${9:?stripe_cache_size}
@@ -310,7 +320,7 @@ window_stats() {
 # wmib and w0 are seen here, and out/free swapped)
 load_run() {
 	local pers=$1 rep=$2 fgpid rc k s r0 ws0 t_fio pre win wtot rtot
-	local wlog rlog fg verify witness mm vn vdoc errs ws rs wiops rmibs md
+	local wlog rlog fg verify witness mm vn vdoc errs ws rs wiops rmibs md wk wk0 wk1
 	local lg=(--log_avg_msec=0 --disable_slat=1 --disable_lat=1)
 	local fw=(--name=ldw --filename=/dev/md0 --rw=randwrite --bs=4k --direct=1
 		--ioengine=libaio --iodepth=32 --offset=0 --size="${fmib}M"
@@ -346,14 +356,18 @@ load_run() {
 		set_limits "$smin" "$smax"
 		return 1
 	fi
+	wk0=$(worker_stripes)
 	recover "$free" load "$fgpid" ||
 		{ kill -INT "$fgpid" 2>/dev/null; wait "$fgpid"; set_limits "$smin" "$smax"; return 1; }
 	# the recovery is over: stop fio now (SIGINT: it saves the writer's
 	# state and writes its logs)
+	wk1=$(worker_stripes)
 	kill -INT "$fgpid" 2>/dev/null || true
 	rc=0
 	wait "$fgpid" || rc=$?
 	set_limits "$smin" "$smax"
+	wk=-
+	[ "$wk0" = - ] || [ "$wk1" = - ] || wk=$((wk1 - wk0))
 	local tmp=$out
 	out=$free free=$tmp
 	pre=$(((R_T0 - t_fio) / 100000))
@@ -409,7 +423,7 @@ load_run() {
 	fi
 	witness=bad
 	[ "$(region_md5 "$fmib" "$wmib")" = "$w0" ] && witness=ok
-	echo "@@RBL pers=$pers rep=$rep secs=$R_SECS w_iops=$wiops w_p99_ms=${ws[2]} r_mibs=$rmibs r_p99_ms=${rs[2]} member_rd_mib=$(((R_MR1 - R_MR0) / 2048)) member_wr_mib=$(((R_MW1 - R_MW0) / 2048)) check=$mm verify=$verify witness=$witness fg=$fg w_ios=${ws[0]} r_ios=${rs[0]} written=$wtot verified=$vn pre_s=$pre md_med=${md[1]} member_mib=$mib speed_min=$load_min speed_max=$load_max"
+	echo "@@RBL pers=$pers rep=$rep secs=$R_SECS w_iops=$wiops w_p99_ms=${ws[2]} r_mibs=$rmibs r_p99_ms=${rs[2]} member_rd_mib=$(((R_MR1 - R_MR0) / 2048)) member_wr_mib=$(((R_MW1 - R_MW0) / 2048)) check=$mm verify=$verify witness=$witness fg=$fg w_ios=${ws[0]} r_ios=${rs[0]} written=$wtot verified=$vn pre_s=$pre md_med=${md[1]} member_mib=$mib speed_min=$load_min speed_max=$load_max worker_stripes=$wk"
 	[ "$mm" = 0 ] && [ "$verify" = ok ] && [ "$witness" = ok ] && [ "$fg" = running ]
 }
 
