@@ -93,19 +93,16 @@
 #             replayed) pre_s=S (fio's start to the add) md_med=KB
 #             member_mib=M speed_min=KB speed_max=KB worker_stripes=N"
 #             (stripes raid5x's workers handled from the add to the
-#             recovery's end, md/raid5x_stats; - under raid456); fg must be running
+#             recovery's end; - under raid456); fg must be running
 #             (fio ran through the whole recovery, without errors, both
 #             jobs completed I/O in the window)
 # Exit 1 if any run failed a check.
 # shellcheck source=../tests/lib/guest-lib.sh
 . /lib/guest-lib.sh
 
-# stripes raid5x's workers have handled so far (md/raid5x_stats), or -
-worker_stripes() {
-	local f=/sys/block/md0/md/raid5x_stats/worker_stripes
-
-	if [ -r "$f" ]; then cat "$f"; else echo -; fi
-}
+# stripes raid5x's workers have handled so far (guest-lib's r5x_stat), or
+# - when raid5x does not run md0
+worker_stripes() { r5x_stat md0 worker_stripes 2>/dev/null || echo -; }
 
 reps=${1:?reps} size=${2:?size} chunk=${3:?chunk} smin=${4:?} smax=${5:?}
 scen=${6:?scenarios} thr=${7:?throttle KB/s} thr_s=${8:?throttle seconds}
