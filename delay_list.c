@@ -14,7 +14,9 @@
  *  - Age bound: a stripe written by a sequential stream (its bio started
  *    where an earlier write ended) may wait up to seq_delay_ms for the rest
  *    of the stripe, if the writers' window (peak write bytes in flight over
- *    the last R5X_WINDOW_SPAN, r5x_window_note) is at least a row.  Any
+ *    the last R5X_WINDOW_SPAN, r5x_window_note) is at least a row and
+ *    the writer is not a lone one (r5x_lone_writer: one write in flight,
+ *    as at queue depth 1, whose next write waits for this one).  Any
  *    other partial stripe is granted pre-reads at once
  *    (grant_now), outside the preread_batch bound: nothing in
  *    flight will complete it, so waiting for a slot only serialises it (a
@@ -144,7 +146,8 @@ static bool stall_expired(struct r5x_conf *conf, int busy)
 
 /*
  * A partial write that no bio in flight is going to complete (not part of
- * a sequential stream, or a stream whose window is smaller than a row):
+ * a sequential stream, a stream whose window is smaller than a row, or a
+ * lone writer's: r5x_lone_writer):
  * grant it pre-reads at once, instead of a trip through the lists, and
  * outside the delayed list's batch (R5X_STRIPE_PREREAD_NOW: not counted in
  * preread_active, so no lock).
@@ -155,11 +158,16 @@ static bool grant_now(struct r5x_conf *conf, struct r5x_stripe *sh)
 	u64 window = max_t(u64, READ_ONCE(conf->window),
 			   atomic64_read(&conf->write_bytes_in_flight));
 
-	if (r5x_may_wait(test_bit(R5X_STRIPE_SEQ, &sh->state), window, row))
+	bool seq = test_bit(R5X_STRIPE_SEQ, &sh->state);
+	bool lone = r5x_lone_writer(conf);
+
+	if (r5x_may_wait(seq, lone, window, row))
 		return false;
 	set_bit(R5X_STRIPE_PREREAD_NOW, &sh->state);
 	set_bit(R5X_STRIPE_PREREAD_ACTIVE, &sh->state);
 	r5x_count(conf, granted_now, 1);
+	if (seq && lone && r5x_may_wait(seq, false, window, row))
+		r5x_count(conf, granted_lone, 1);
 	return true;
 }
 

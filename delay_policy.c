@@ -41,13 +41,17 @@ u64 r5x_row_bytes(unsigned int chunk_sectors, unsigned int data_disks)
 /*
  * May a partial stripe wait for the rest of its data instead of reading
  * now?  Only if it belongs to a sequential stream whose writes in flight
- * add up to at least a row: a writer that keeps less than a row in flight
- * sends its next bio only after this one completes, so no stripe of it is
- * completed by waiting, and waiting would only add latency.
+ * add up to at least a row, and the writer is not @lone: a writer that
+ * keeps less than a row in flight, or only ever one bio (a lone writer, as
+ * a queue-depth-1 writer is, whose window is that bio alone), sends its
+ * next bio only after this one completes, so no stripe of it is completed
+ * by waiting, and waiting would only add latency: the partial rows at the
+ * ends of a lone writer's 1 MiB bio waited for its whole rows to be
+ * written before they started their reads.
  */
-bool r5x_may_wait(bool seq, u64 bytes_in_flight, u64 row_bytes)
+bool r5x_may_wait(bool seq, bool lone, u64 bytes_in_flight, u64 row_bytes)
 {
-	return seq && bytes_in_flight >= row_bytes;
+	return seq && !lone && bytes_in_flight >= row_bytes;
 }
 
 /*

@@ -19,7 +19,7 @@ bool r5x_stream_note(sector_t *ends, unsigned int n, unsigned int *next,
 		     sector_t start, sector_t end);
 
 u64 r5x_row_bytes(unsigned int chunk_sectors, unsigned int data_disks);
-bool r5x_may_wait(bool seq, u64 bytes_in_flight, u64 row_bytes);
+bool r5x_may_wait(bool seq, bool lone, u64 bytes_in_flight, u64 row_bytes);
 u64 r5x_window_note(u64 peak, unsigned long *at, u64 in_flight,
 		    unsigned long now, unsigned long span);
 unsigned long r5x_delay_deadline(bool seq, unsigned long now,

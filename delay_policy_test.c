@@ -60,13 +60,17 @@ static void delay_window(struct kunit *test)
 	/* 512 MiB chunks, 255 data members: 127.5 GiB, beyond 32 bits */
 	KUNIT_EXPECT_EQ(test, 136902082560ULL, r5x_row_bytes(1U << 20, 255));
 	/* a sequential stripe waits only if a whole row is in flight */
-	KUNIT_EXPECT_TRUE(test, r5x_may_wait(true, 196608, row));
-	KUNIT_EXPECT_TRUE(test, r5x_may_wait(true, 1 << 20, row));
-	KUNIT_EXPECT_FALSE(test, r5x_may_wait(true, 196607, row));
-	KUNIT_EXPECT_FALSE(test, r5x_may_wait(true, 0, row));
+	KUNIT_EXPECT_TRUE(test, r5x_may_wait(true, false, 196608, row));
+	KUNIT_EXPECT_TRUE(test, r5x_may_wait(true, false, 1 << 20, row));
+	KUNIT_EXPECT_FALSE(test, r5x_may_wait(true, false, 196607, row));
+	KUNIT_EXPECT_FALSE(test, r5x_may_wait(true, false, 0, row));
+	/* a lone writer's next bio waits for this one: nothing to wait for */
+	KUNIT_EXPECT_FALSE(test, r5x_may_wait(true, true, 1 << 20, row));
+	KUNIT_EXPECT_FALSE(test, r5x_may_wait(true, true, 196608, row));
 	/* any other partial stripe is granted pre-reads at once */
-	KUNIT_EXPECT_FALSE(test, r5x_may_wait(false, 1 << 20, row));
-	KUNIT_EXPECT_FALSE(test, r5x_may_wait(false, 0, row));
+	KUNIT_EXPECT_FALSE(test, r5x_may_wait(false, false, 1 << 20, row));
+	KUNIT_EXPECT_FALSE(test, r5x_may_wait(false, false, 0, row));
+	KUNIT_EXPECT_FALSE(test, r5x_may_wait(false, true, 1 << 20, row));
 }
 
 /*
@@ -95,7 +99,7 @@ static void window_steps(struct kunit *test, u64 w, unsigned long at,
 		KUNIT_EXPECT_EQ_MSG(test, st[i].window, w, "step %d", i);
 		KUNIT_EXPECT_EQ_MSG(test, st[i].at, at, "step %d", i);
 		KUNIT_EXPECT_EQ_MSG(test, st[i].may_wait,
-				    r5x_may_wait(true, w, 3 * 512 << 10),
+				    r5x_may_wait(true, false, w, 3 * 512 << 10),
 				    "step %d", i);
 	}
 }

@@ -33,12 +33,14 @@ static struct hlist_head *stripe_hash(struct r5x_conf *conf, sector_t sector)
 
 /*
  * A lone writer: exactly one array write in flight now, and none found
- * another in flight for R5X_SOLO_QUIET.  A deep queue also drains to one
- * write at moments; without the quiet time the worker ran those stripes
- * too, and random 4K writes at depth 32 took a third more p99 latency
- * with it than without (docs/benchmarks.md).
+ * another in flight for R5X_SOLO_QUIET.  Its next write comes after this
+ * one completes: its partial stripes read at once (delay_list.c), and
+ * with solo_worker it gets a worker (below).  A deep queue also drains to
+ * one write at moments; without the quiet time the worker ran those
+ * stripes too, and random 4K writes at depth 32 took a third more p99
+ * latency with it than without (docs/benchmarks.md).
  */
-static bool lone_writer(struct r5x_conf *conf)
+bool r5x_lone_writer(struct r5x_conf *conf)
 {
 	return atomic_read(&conf->writes_in_flight) == 1 &&
 	       time_after(jiffies, READ_ONCE(conf->deep_write) + R5X_SOLO_QUIET);
@@ -57,7 +59,7 @@ void r5x_wake_thread(struct r5x_conf *conf)
 	int i, n = READ_ONCE(conf->tun.worker_threads);
 
 	md_wakeup_thread(conf->mddev->thread);
-	if (!n && READ_ONCE(conf->tun.solo_worker) && lone_writer(conf))
+	if (!n && READ_ONCE(conf->tun.solo_worker) && r5x_lone_writer(conf))
 		n = 1;
 	for (i = 0; i < n; i++)
 		queue_work(conf->wq, &conf->workers[i].work);

@@ -32,6 +32,7 @@ static inline bool r5x_fenced(struct r5x_conf *conf, sector_t sector)
 	return sector < conf->fence_hi && sector >= conf->fence_lo;
 }
 
+bool r5x_lone_writer(struct r5x_conf *conf);
 void r5x_wake_thread(struct r5x_conf *conf);
 int r5x_wake_batch(struct r5x_conf *conf);
 

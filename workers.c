@@ -9,7 +9,7 @@
  * (r5x_wake_thread); each runs until no stripe is ready.  With N = 0 and
  * solo_worker set (the default), the first worker is queued while exactly
  * one array write is in flight and none found another in flight for
- * R5X_SOLO_QUIET (a lone writer: lone_writer in stripe_cache.c).
+ * R5X_SOLO_QUIET (a lone writer: r5x_lone_writer in stripe_cache.c).
  *
  * Why several handlers are safe: a stripe is taken off the handle or hold
  * list with a reference, under conf->lock (r5x_next_stripe), so one

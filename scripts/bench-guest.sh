@@ -98,6 +98,8 @@ hunt_members=3,4,6 hunt_chunks=64,512 hunt_size=160 hunt_region=256
 hunt_runtime=3 hunt_reps=2 hunt_arrays=raid456,raid5x
 hunt_cells=seq:4k:32,seq:64k:32,seq:1m:1,seq:1m:8,seq:fs:1,rand:4k:1,rand:4k:32,rand:64k:8
 all_jobs=seq-write-2M-buffered,seq-write-fullstripe,seq-write-1M,seq-write-64K,seq-write-100K,rand-write-4K,rand-rw-70-30-4K,seq-read-8K-x4,ext4-copy
+# jobs run only when named in jobs=
+opt_jobs=seq-write-1M-qd1
 
 for a in "$@"; do
 	k=${a%%=*} v=${a#*=}
@@ -525,6 +527,9 @@ job_opts() {
 	seq-write-1M)
 		printf '%s\n' rw=write bs=1M direct=1 ioengine=libaio iodepth=8 \
 			"size=$(roundown "$io_b" 1048576)" ;;
+	seq-write-1M-qd1) # dd bs=1M oflag=direct: one write at a time
+		printf '%s\n' rw=write bs=1M direct=1 ioengine=psync \
+			"size=$(roundown "$io_b" 1048576)" ;;
 	seq-write-64K)
 		printf '%s\n' rw=write bs=64k direct=1 ioengine=libaio iodepth=32 \
 			"size=$(roundown "$io_b" 65536)" ;;
@@ -875,7 +880,7 @@ run_suite() {
 		modprobe dm-delay 2>/dev/null || true
 	fi
 	for job in "${ja[@]}"; do
-		case ",$all_jobs," in *",$job,"*) ;; *) echo "bench-guest: unknown job $job" >&2; exit 64 ;; esac
+		case ",$all_jobs,$opt_jobs," in *",$job,"*) ;; *) echo "bench-guest: unknown job $job" >&2; exit 64 ;; esac
 		if [ "$job" = ext4-copy ] && [ "$TREE_BYTES" = 0 ]; then
 			t0=$EPOCHREALTIME
 			gen_tree "$TREE" "$io"

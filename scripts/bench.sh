@@ -17,7 +17,8 @@
 #   --size MB          member size (400); members are sparse files on the
 #                      guest's tmpfs behind loop devices
 #   --reps N           repetitions (3)
-#   --jobs LIST        comma-separated job names (all); --list-jobs
+#   --jobs LIST        comma-separated job names (all: every job --list-jobs
+#                      shows but those run only with --jobs)
 #   --arrays LIST      subset/order of raid456,raid456t,raid5x,raid0 (all
 #                      four, in this order); also raid456u (raid456t with
 #                      md/skip_copy 1: faster, but unsafe for O_DIRECT
@@ -160,6 +161,7 @@ rand-write-4K          O_DIRECT random 4K writes, libaio qd32 (io/4 over --regio
 rand-rw-70-30-4K       O_DIRECT random 4K 70% reads / 30% writes, qd16 (io/4 over --region)
 seq-read-8K-x4         O_DIRECT sequential 8K reads, qd64, 4 jobs, prefilled (seed 003)
 ext4-copy              mkfs.ext4 (3*io MB), cp -a of a generated tree (~0.9*io MB), sync
+seq-write-1M-qd1       O_DIRECT sequential 1M writes, psync (dd oflag=direct; only with --jobs)
 EOF
 }
 
