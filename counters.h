@@ -24,7 +24,7 @@
 	X(rcw_stripes,     "stripes written by reconstruct-write")	\
 	X(full_stripes,    "stripes written with every data block overwritten") \
 	X(nocopy_blocks,   "data blocks written uncopied from a stable page (skip_copy)") \
-	X(granted_now,     "partial writes granted pre-reads at once (no write in flight completes them)") \
+	X(granted_now,     "partial writes granted pre-reads at once (no write completes them)") \
 	X(granted_lone,    "of those, a lone writer's sequential ones (r5x_lone_writer)") \
 	X(delayed,         "stripes put on the delayed list")		\
 	X(activated,       "stripes moved from delayed to hold")	\

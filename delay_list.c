@@ -157,7 +157,6 @@ static bool grant_now(struct r5x_conf *conf, struct r5x_stripe *sh)
 	u64 row = r5x_row_bytes(conf->geom.chunk_sectors, conf->geom.data_disks);
 	u64 window = max_t(u64, READ_ONCE(conf->window),
 			   atomic64_read(&conf->write_bytes_in_flight));
-
 	bool seq = test_bit(R5X_STRIPE_SEQ, &sh->state);
 	bool lone = r5x_lone_writer(conf);
 
