@@ -59,9 +59,10 @@
 # completes, so its partial rows have nothing to wait for; none is parked
 # on the delayed list (they are granted pre-reads at once, granted_lone),
 # and the data reads back as written.  Fails on the module of 94ddfa2,
-# which parked them until the bio's whole rows were written (the 7.2
-# hunt's sequential 1M qd1 cell on 4 members, 64 KiB chunks: 0.80-0.89x
-# raid456): not ok 15 (delayed > 0, no granted_lone).
+# which parked them until the bio's whole rows were written (with 4 ms
+# members, this job ran 0.91-0.94x raid456 then, 1.13-1.23x with the
+# change: docs/reports/lone-writer-2026-12-06.md): not ok 15 (delayed
+# 160, activated_idle 160, no granted_lone).
 # timeout: 900
 # shellcheck source=../lib/guest-lib.sh
 . /lib/guest-lib.sh
