@@ -158,14 +158,15 @@ static bool grant_now(struct r5x_conf *conf, struct r5x_stripe *sh)
 	u64 window = max_t(u64, READ_ONCE(conf->window),
 			   atomic64_read(&conf->write_bytes_in_flight));
 	bool seq = test_bit(R5X_STRIPE_SEQ, &sh->state);
-	bool lone = r5x_lone_writer(conf);
+	/* only a sequential stripe may wait: no shared counter read for others */
+	bool lone = seq && r5x_lone_writer(conf);
 
 	if (r5x_may_wait(seq, lone, window, row))
 		return false;
 	set_bit(R5X_STRIPE_PREREAD_NOW, &sh->state);
 	set_bit(R5X_STRIPE_PREREAD_ACTIVE, &sh->state);
 	r5x_count(conf, granted_now, 1);
-	if (seq && lone && r5x_may_wait(seq, false, window, row))
+	if (lone && r5x_may_wait(seq, false, window, row))
 		r5x_count(conf, granted_lone, 1);
 	return true;
 }
