@@ -160,6 +160,7 @@ enum r5x_dev_flags {
 	R5X_DEV_UPTODATE,	/* page holds the member's current contents */
 	R5X_DEV_LOCKED,		/* member I/O in flight on this page */
 	R5X_DEV_FUA,		/* the write must be FUA (a bio asked for it) */
+	R5X_DEV_SYNC,		/* a write bio queued here was REQ_SYNC */
 	R5X_DEV_IOERR,		/* member unusable for this page (gone, failed) */
 	R5X_DEV_READERR,	/* unreadable (read error, bad block): rebuild */
 				/* from the others, then write it back */
