@@ -437,10 +437,11 @@ static void drain_writes(struct r5x_stripe *sh, struct r5x_plan *p)
  * REQ_FUA if a bio asked for it, REQ_SYNC if a bio was synchronous
  * (O_DIRECT, fsync's writeback), as raid5 does.  Without REQ_SYNC the
  * members' writeback throttling (wbt) takes them for background
- * writeback and, with pre-reads completing within its 100 ms, keeps a
- * quarter of the queue depth of them in flight, the handler sleeping in
- * wbt for the rest: random 4K O_DIRECT writes on 7.2 ran 0.91x raid456
- * that way, 1.03x with REQ_SYNC (docs/reports/write-sync-2026-12-06.md).
+ * writeback: while a read was issued or completed in the last 100 ms,
+ * which pre-reads always are, it lets a quarter of its depth of them in
+ * flight and the handler sleeps in wbt for the rest (random 4K O_DIRECT
+ * writes on 7.2: 0.91x raid456 so, 1.03x with REQ_SYNC;
+ * docs/reports/write-sync-2026-12-06.md).
  */
 static blk_opf_t member_write_flags(const struct r5x_plan *p)
 {
