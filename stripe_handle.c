@@ -439,9 +439,8 @@ static void drain_writes(struct r5x_stripe *sh, struct r5x_plan *p)
  * members' writeback throttling (wbt) takes them for background
  * writeback: while a read was issued or completed in the last 100 ms,
  * which pre-reads always are, it lets a quarter of its depth of them in
- * flight and the handler sleeps in wbt for the rest (random 4K O_DIRECT
- * writes on 7.2: 0.91x raid456 so, 1.03x with REQ_SYNC;
- * docs/reports/write-sync-2026-12-06.md).
+ * flight and the handler sleeps in wbt for the rest
+ * (docs/reports/write-sync-2026-12-06.md).
  */
 static blk_opf_t member_write_flags(const struct r5x_plan *p)
 {

@@ -5,8 +5,7 @@
 # Without it the members' writeback throttling (wbt, on by default) takes
 # them for background writeback: with pre-reads completing, it allows a
 # quarter of its depth of them in flight and the handler sleeps in wbt for
-# the rest (random 4K O_DIRECT writes on 7.2: 0.91x raid456 without,
-# 1.03x with; docs/reports/write-sync-2026-12-06.md).
+# the rest (docs/reports/write-sync-2026-12-06.md).
 # Seen with the block layer's block_bio_queue trace event: its rwbs field
 # is "WS" for a synchronous write, "W" for another. On a fresh 4-member
 # array (512 KiB chunk), per personality, raid456 first as the control:
