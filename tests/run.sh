@@ -31,7 +31,7 @@
 #                    RAID5X_BOOT_EACH=1)
 #
 # The debug-kernel pass: the guest cases marked "# debug-kernel: yes" (23
-# of 45: the fault paths, the workers, the cache, the plug; every case with
+# of 46: the fault paths, the workers, the cache, the plug; every case with
 # RAID5X_DEBUG_ALL=1) again on the debug kernel built by
 # scripts/debug-kernel.sh (KUnit, lockdep, KASAN; cached per machine), with
 # md-raid5x.ko built against it, booted with gl_scale=RAID5X_DEBUG_SCALE
