@@ -152,15 +152,20 @@ for pers in raid5 raid5x; do
 	dd if=/dev/md0 of=/dev/null bs=64k count=1 iflag=direct status=none
 	declare -A rd=() wr=() tries=()
 	off=0 ok=1 full_parked=0 written=()
-	for j in $jobs; do
-		read -r "rd[$j]" "wr[$j]" <<<"$(run_writer "$j" "$off")" || ok=0
+	# write_region J LABEL: writer J on the next free region (off), its
+	# member reads and writes in rd/wr, the region verified and listed
+	write_region() {
+		read -r "rd[$1]" "wr[$1]" <<<"$(run_writer "$1" "$off")" || ok=0
 		[ -r "$sys/raid5x_stats/activated_full" ] &&
 			full_parked=$((full_parked + $(cat "$sys/raid5x_stats/activated_full")))
-		note "$tag $j: member reads ${rd[$j]} sectors, writes ${wr[$j]} ($(( ${rd[$j]:-0} * 1000 / (${wr[$j]:-0} + 1) ))/1000)"
-		verify_writer "$j" "$off" || { note "$tag $j: region does not verify"; ok=0; }
-		[ -d "$sys/raid5x_stats" ] && note "$tag $j counters: $(stats_line)"
-		written+=("$j:$off")
+		note "$tag $2: member reads ${rd[$1]} sectors, writes ${wr[$1]} ($(( ${rd[$1]:-0} * 1000 / (${wr[$1]:-0} + 1) ))/1000)"
+		verify_writer "$1" "$off" || { note "$tag $2: region at $off MiB does not verify"; ok=0; }
+		[ -d "$sys/raid5x_stats" ] && note "$tag $2 counters: $(stats_line)"
+		written+=("$1:$off")
 		off=$((off + region))
+	}
+	for j in $jobs; do
+		write_region "$j" "$j"
 	done
 	# A writer whose reads exceed the bound runs again, on a spare region,
 	# up to $retries times (the bound holds if one run meets it). A guest
@@ -176,13 +181,8 @@ for pers in raid5 raid5x; do
 		tries[$j]=1
 		while [ $((rd[$j] * share)) -gt "${rd456[$j]}" ] && [ "${tries[$j]}" -le "$retries" ]; do
 			note "$tag $j: ${rd[$j]} sectors read, above 1/$share of raid456's ${rd456[$j]}: again on the spare region at $off MiB"
-			read -r "rd[$j]" "wr[$j]" <<<"$(run_writer "$j" "$off")" || ok=0
-			full_parked=$((full_parked + $(cat "$sys/raid5x_stats/activated_full")))
-			note "$tag $j (run $((tries[$j] + 1))): member reads ${rd[$j]} sectors, writes ${wr[$j]}; $(stats_line)"
-			verify_writer "$j" "$off" || { note "$tag $j: spare region does not verify"; ok=0; }
-			written+=("$j:$off")
-			off=$((off + region))
 			tries[$j]=$((tries[$j] + 1))
+			write_region "$j" "$j (run ${tries[$j]})"
 		done
 	done
 	if [ "$pers" = raid5 ]; then
