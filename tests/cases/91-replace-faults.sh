@@ -9,6 +9,19 @@
 #     from parity (degraded 1 meanwhile), ends in sync, data intact, raid456
 #     assembles the new set with parity checked.
 # Before raid5x had replacements neither could start (--replace refused).
+#
+# raid456's own race: once in CI (6.12, 2026-12-06) raid456's part hit the
+# WARN_ON in handle_stripe that a replacement block about to be written is
+# uptodate (raid5.c: "Write out to replacement devices"; the same line in
+# 6.1, 6.12 and 7.2). md's "fix data corruption of replacements after
+# originals dropped" was written against this WARN (stripes rebuild once
+# the original is gone); this report says a window is left. 172 rounds of each of
+# raid456's two scenarios (92 on 6.12, 80 on 7.2, a host thread per vCPU
+# and one for both) did not bring it back. The line below lets
+# the harness leave out that report, in raid456 only (tests/README.md);
+# raid5x's copy never writes a block it has not read or rebuilt
+# (stripe_handle.c plan_sync/run_sync) and any splat of its fails the case.
+# raid456-warn: handle_stripe
 # timeout: 900
 # debug-kernel: yes
 # shellcheck source=../lib/guest-lib.sh
