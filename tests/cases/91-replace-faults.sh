@@ -15,10 +15,10 @@
 # uptodate (raid5.c: "Write out to replacement devices"; the same line in
 # 6.1, 6.12 and 7.2). md's "fix data corruption of replacements after
 # originals dropped" was written against this WARN (stripes rebuild once
-# the original is gone); this report says a window is left. 172 rounds of each of
-# raid456's two scenarios (92 on 6.12, 80 on 7.2, a host thread per vCPU
-# and one for both) did not bring it back. The line below lets
-# the harness leave out that report, in raid456 only (tests/README.md);
+# the original is gone); this report says a window is left. 172 rounds
+# of each of raid456's two scenarios (92 on 6.12, 80 on 7.2, a host
+# thread per vCPU and one for both) did not bring it back. The line below
+# lets the harness leave out that report, in raid456 only (tests/README.md);
 # raid5x's copy never writes a block it has not read or rebuilt
 # (stripe_handle.c plan_sync/run_sync) and any splat of its fails the case.
 # raid456-warn: handle_stripe
