@@ -5,7 +5,7 @@
 #     line) that whole report is left out and counted, in the 6.1/6.12
 #     format and in 7.x's, and a splat after it still fails;
 #   * it is not left out when it was raised elsewhere (md-raid5x, another
-#     raid456 function, another file), when a raid5x frame or a second
+#     module, another raid456 function, another file), when a raid5x frame or a second
 #     splat is inside it, or when it has no end line.
 # Prints KTAP lines.
 set -uo pipefail
@@ -18,7 +18,7 @@ scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 
 echo "KTAP version 1"
-echo "1..12"
+echo "1..13"
 
 quiet='[   10.000000] md/raid:md0: device loop1 operational as raid disk 1
 [   10.100000] md: recovery of RAID array md0'
@@ -79,6 +79,8 @@ expect "a splat after the left-out report still fails" 2 handle_stripe "$(warn "
 [  720.000000] BUG: kernel NULL pointer dereference, address: 0000000000000000"
 expect "a WARN in md-raid5x is never left out" 2 handle_stripe \
 	"$(warn '/tmp/ci/stripe_handle.c:412 handle_stripe+0x10/0x90 [md_raid5x]')"
+expect "the same file and function in another module is not left out" 2 handle_stripe \
+	"$(warn 'drivers/md/raid5.c:5160 handle_stripe+0x1a00/0x1c80 [md_raid5x]')"
 expect "a WARN in another raid456 function is not left out" 2 handle_stripe \
 	"$(warn 'drivers/md/raid5.c:4001 ops_run_io+0x10/0x90 [raid456]')"
 expect "a WARN of handle_stripe outside raid5.c is not left out" 2 handle_stripe \
