@@ -47,19 +47,36 @@ bool r5x_lone_writer(struct r5x_conf *conf)
 }
 
 /*
+ * A lone writer's write that the solo worker speeds up: one of at most a
+ * row.  Its latency is the hand-offs between threads.  A longer one keeps
+ * raid5xd busy while the submitter queues the rest, and two handlers
+ * taking its stripes in turn split each member's run into 1-2 page bios
+ * (7.2, 1 MiB O_DIRECT writes at depth 1 on 64K chunks: 1.8 blocks a
+ * member bio with the worker, 64 without, and 0.80x raid456 against
+ * 1.05x: docs/reports/solo-rows-7.2-2026-12-06.md).
+ */
+static bool solo_write(struct r5x_conf *conf)
+{
+	u64 row = (u64)conf->geom.chunk_sectors * conf->geom.data_disks << 9;
+
+	return r5x_lone_writer(conf) &&
+	       atomic64_read(&conf->write_bytes_in_flight) <= row;
+}
+
+/*
  * Something for the handlers: wake raid5xd and queue the workers.  With
  * no workers configured, a lone writer (as a synchronous writer at queue
- * depth 1 is) gets one worker beside raid5xd when solo_worker is set: its
- * latency is the hand-offs between threads, and whichever of the two runs
- * first takes the stripe.  Deeper queues keep raid5xd alone, where
- * workers cost throughput and latency on few CPUs.
+ * depth 1 is) gets one worker beside raid5xd for a write of at most a row
+ * when solo_worker is set (solo_write): whichever of the two runs first
+ * takes the stripe.  Deeper queues keep raid5xd alone, where workers cost
+ * throughput and latency on few CPUs.
  */
 void r5x_wake_thread(struct r5x_conf *conf)
 {
 	int i, n = READ_ONCE(conf->tun.worker_threads);
 
 	md_wakeup_thread(conf->mddev->thread);
-	if (!n && READ_ONCE(conf->tun.solo_worker) && r5x_lone_writer(conf))
+	if (!n && READ_ONCE(conf->tun.solo_worker) && solo_write(conf))
 		n = 1;
 	for (i = 0; i < n; i++)
 		queue_work(conf->wq, &conf->workers[i].work);

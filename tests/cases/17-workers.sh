@@ -9,7 +9,8 @@
 #  - worker_threads changed while verified writes run (0, 8, 1, 2);
 #  - with worker_threads 0, a lone writer (O_DIRECT 4K at depth 1) gets
 #    one worker beside raid5xd (solo_worker 1, the default: worker_stripes
-#    grows) and none with solo_worker 0 (worker_stripes stays 0); a deep
+#    grows; for writes of 4K and of one row) and none with solo_worker 0
+#    (worker_stripes stays 0), nor for writes of more than a row; a deep
 #    queue (random 4K at depth 32) gets no worker either, although it
 #    drains to one write at moments (before the quiet time of lone_writer,
 #    stripe_cache.c, the worker took most of its stripes here, and in a
@@ -76,6 +77,27 @@ solo_on() {
 	note "solo_worker 1: stripes handled by the worker: $n"
 	[ "$n" -gt 0 ]
 }
+# row_writer: solo_worker 1, a lone O_DIRECT writer of one row (192K on
+# this 4 x 64K array) at depth 1: the worker helps (solo_write,
+# stripe_cache.c: a write of at most a row)
+row_writer() {
+	local n
+	n=$(solo_run 1 --ioengine=psync --iodepth=1 --name=row --rw=write \
+		--bs=192k --size=36M) || return 1
+	note "solo_worker 1, one row a write: stripes handled by the worker: $n"
+	[ "$n" -gt 0 ]
+}
+# long_writer: solo_worker 1, a lone O_DIRECT writer of 1 MiB (5.3 rows)
+# at depth 1: no worker, raid5xd alone (two handlers taking its stripes
+# in turn split the member writes into 1-2 page bios; the module before
+# gave the worker most of its stripes)
+long_writer() {
+	local n
+	n=$(solo_run 1 --ioengine=psync --iodepth=1 --name=long --rw=write \
+		--bs=1m --size=12M) || return 1
+	note "solo_worker 1, 1 MiB writes: stripes handled by the worker: $n"
+	[ "$n" = 0 ]
+}
 # deep_queue: solo_worker 1, a verified O_DIRECT random 4K write at depth
 # 32 (8192 writes): fewer than 10% of its stripes may go to the worker
 # (the first write, before a second is in flight, and a queue that sat at
@@ -127,6 +149,8 @@ r5x_check "workers handled stripes" handled_by_workers
 r5x_check "check under raid5x with workers: mismatch_cnt 0" md_check_zero md0
 r5x_check "worker_threads 0, 8, 1, 2 under verified writes" change_under_writes
 r5x_check "a lone writer gets a worker (worker_threads 0, solo_worker 1)" solo_on
+r5x_check "a lone writer of one row gets a worker" row_writer
+r5x_check "a lone writer of 1 MiB (more than a row) gets none" long_writer
 r5x_check "a deep queue gets no worker (solo_worker 1, random 4K at depth 32)" deep_queue
 r5x_check "solo_worker 0: a lone writer's stripes stay with raid5xd" solo_off
 mdadm /dev/md0 --fail "${devs[2]}" >/dev/null 2>&1
