@@ -77,24 +77,25 @@ solo_on() {
 	note "solo_worker 1: stripes handled by the worker: $n"
 	[ "$n" -gt 0 ]
 }
-# row_writer: solo_worker 1, a lone O_DIRECT writer of one row (192K on
-# this 4 x 64K array) at depth 1: the worker helps (solo_write,
-# stripe_cache.c: a write of at most a row)
+# seq_writer BS SIZE: solo_run 1 with a sequential writer of BS at depth 1
+seq_writer() {
+	solo_run 1 --ioengine=psync --iodepth=1 --name=seq --rw=write \
+		--bs="$1" --size="$2"
+}
+# row_writer: a lone writer of one row (192K on this 4 x 64K array): the
+# worker helps (solo_write, stripe_cache.c: a write of at most a row)
 row_writer() {
 	local n
-	n=$(solo_run 1 --ioengine=psync --iodepth=1 --name=row --rw=write \
-		--bs=192k --size=36M) || return 1
+	n=$(seq_writer 192k 36M) || return 1
 	note "solo_worker 1, one row a write: stripes handled by the worker: $n"
 	[ "$n" -gt 0 ]
 }
-# long_writer: solo_worker 1, a lone O_DIRECT writer of 1 MiB (5.3 rows)
-# at depth 1: no worker, raid5xd alone (two handlers taking its stripes
-# in turn split the member writes into 1-2 page bios; the module before
-# gave the worker most of its stripes)
+# long_writer: a lone writer of 1 MiB (5.3 rows): raid5xd alone (two
+# handlers taking its stripes in turn split the member writes into 1-2
+# page bios; the module before gave the worker about half of them)
 long_writer() {
 	local n
-	n=$(solo_run 1 --ioengine=psync --iodepth=1 --name=long --rw=write \
-		--bs=1m --size=12M) || return 1
+	n=$(seq_writer 1m 12M) || return 1
 	note "solo_worker 1, 1 MiB writes: stripes handled by the worker: $n"
 	[ "$n" = 0 ]
 }
