@@ -25,7 +25,7 @@
 # shellcheck source=../lib/guest-lib.sh
 . /lib/guest-lib.sh
 
-tap_plan 14
+tap_plan 16
 load_md
 sys=/sys/block/md0/md
 
