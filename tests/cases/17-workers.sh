@@ -92,7 +92,8 @@ row_writer() {
 }
 # long_writer: a lone writer of 1 MiB (5.3 rows): raid5xd alone (two
 # handlers taking its stripes in turn split the member writes into 1-2
-# page bios; the module before gave the worker about half of them)
+# page bios; bcd0fde's module gave the worker 1537 handlings here, not
+# ok 8 on 6.1)
 long_writer() {
 	local n
 	n=$(seq_writer 1m 12M) || return 1
