@@ -51,16 +51,15 @@ bool r5x_lone_writer(struct r5x_conf *conf)
  * row.  Its latency is the hand-offs between threads.  A longer one keeps
  * raid5xd busy while the submitter queues the rest, and two handlers
  * taking its stripes in turn split each member's run into 1-2 page bios
- * (7.2, 1 MiB O_DIRECT writes at depth 1 on 64K chunks: 1.8 blocks a
- * member bio with the worker, 64 without, and 0.80x raid456 against
- * 1.05x: docs/reports/solo-rows-7.2-2026-12-06.md).
+ * (7.2, 1 MiB O_DIRECT writes at depth 1 on 3 members, 64K chunks: 1.9
+ * blocks a member bio with the worker, 64 without, and 0.80x raid456
+ * against 1.05x: docs/reports/solo-rows-7.2-2026-12-06.md).
  */
 static bool solo_write(struct r5x_conf *conf)
 {
-	u64 row = (u64)conf->geom.chunk_sectors * conf->geom.data_disks << 9;
-
 	return r5x_lone_writer(conf) &&
-	       atomic64_read(&conf->write_bytes_in_flight) <= row;
+	       atomic64_read(&conf->write_bytes_in_flight) <=
+	       r5x_row_bytes(conf->geom.chunk_sectors, conf->geom.data_disks);
 }
 
 /*

@@ -5,8 +5,8 @@
 #     line) that whole report is left out and counted, in the 6.1/6.12
 #     format and in 7.x's, and a splat after it still fails;
 #   * it is not left out when it was raised elsewhere (md-raid5x, another
-#     module, another raid456 function, another file), when a raid5x frame or a second
-#     splat is inside it, or when it has no end line.
+#     module, another raid456 function, another file), when a raid5x
+#     frame or a second splat is inside it, or when it has no end line.
 # Prints KTAP lines.
 set -uo pipefail
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
