@@ -77,6 +77,9 @@ struct md_rdev *r5x_get_repl(struct r5x_conf *conf, int disk)
 {
 	struct md_rdev *rdev;
 
+	/* most slots have none: every member write asks */
+	if (!rcu_access_pointer(conf->disks[disk].replacement))
+		return NULL;
 	rcu_read_lock();
 	rdev = rcu_dereference(conf->disks[disk].replacement);
 	/*
@@ -114,20 +117,25 @@ bool r5x_disk_failed(struct r5x_conf *conf, int disk)
 }
 
 /*
- * Member @disk cannot be read for the stripe at member sector @sector:
- * missing, faulty, or being rebuilt and not yet past it.
+ * The members that cannot be read for the stripe at member sector
+ * @sector (bit i: slot i missing, faulty, or being rebuilt and not yet
+ * past it), all in one RCU section: a stripe handler asks once a pass.
  */
-bool r5x_disk_failed_at(struct r5x_conf *conf, int disk, sector_t sector)
+unsigned long r5x_failed_at_mask(struct r5x_conf *conf, sector_t sector)
 {
+	unsigned long mask = 0;
 	struct md_rdev *rdev;
-	bool bad;
+	int i;
 
 	rcu_read_lock();
-	rdev = slot_member(conf, disk);
-	bad = !rdev || test_bit(Faulty, &rdev->flags) ||
-		!readable_at(rdev, sector);
+	for (i = 0; i < conf->geom.raid_disks; i++) {
+		rdev = slot_member(conf, i);
+		if (!rdev || test_bit(Faulty, &rdev->flags) ||
+		    !readable_at(rdev, sector))
+			mask |= BIT(i);
+	}
 	rcu_read_unlock();
-	return bad;
+	return mask;
 }
 
 /*

@@ -12,7 +12,7 @@ struct md_rdev *r5x_get_repl(struct r5x_conf *conf, int disk);
 bool r5x_disk_failed(struct r5x_conf *conf, int disk);
 bool r5x_disk_faulty(struct r5x_conf *conf, int disk);
 bool r5x_slot_writable(struct r5x_conf *conf, int disk);
-bool r5x_disk_failed_at(struct r5x_conf *conf, int disk, sector_t sector);
+unsigned long r5x_failed_at_mask(struct r5x_conf *conf, sector_t sector);
 struct md_rdev *r5x_get_reader(struct r5x_conf *conf, int disk, sector_t sector);
 bool r5x_may_wait_record(struct r5x_conf *conf);
 bool r5x_failure_unrecorded(struct r5x_conf *conf);

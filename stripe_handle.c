@@ -232,6 +232,7 @@ static void complete_blist(struct r5x_stripe *sh, struct r5x_blist *l,
 /* What one pass over a stripe decided. */
 struct r5x_plan {
 	int failed;		/* members unusable for this stripe */
+	unsigned long unusable;	/* members that cannot serve it (dev_failed) */
 	int compute;		/* member to reconstruct first, or -1 */
 	bool drained;		/* writes drained: compute parity and write */
 	bool rmw;		/* ... by read-modify-write */
@@ -245,12 +246,18 @@ struct r5x_plan {
 	void *scratch;		/* the handler's page for a parity check */
 };
 
-/* a member being rebuilt counts as failed only above its recovery_offset */
-static bool dev_failed(struct r5x_stripe *sh, int i)
+/*
+ * Member @i cannot serve this stripe: its I/O failed here, or its slot's
+ * member is missing, faulty or being rebuilt and not yet past it (a
+ * member being rebuilt counts as failed only above its recovery_offset).
+ * The members' state is the pass's snapshot (p->unusable): what changes
+ * after it, submit_member_io finds when it looks the member up again.
+ */
+static bool dev_failed(struct r5x_stripe *sh, const struct r5x_plan *p, int i)
 {
 	return test_bit(R5X_DEV_IOERR, &sh->dev[i].flags) ||
 		test_bit(R5X_DEV_READERR, &sh->dev[i].flags) ||
-		r5x_disk_failed_at(sh->conf, i, sh->sector);
+		(p->unusable & BIT(i));
 }
 
 static bool dev_uptodate(struct r5x_stripe *sh, struct r5x_plan *p, int i)
@@ -296,7 +303,7 @@ static int want_all_but(struct r5x_stripe *sh, struct r5x_plan *p, int skip)
 	int i, n = 0;
 
 	for (i = 0; i < sh->conf->geom.raid_disks; i++) {
-		if (i == skip || dev_uptodate(sh, p, i) || dev_failed(sh, i))
+		if (i == skip || dev_uptodate(sh, p, i) || dev_failed(sh, p, i))
 			continue;
 		want_read(sh, p, i);
 		n++;
@@ -325,9 +332,9 @@ static void plan_reads(struct r5x_stripe *sh, struct r5x_plan *p)
 		if (r5x_blist_empty(&dev->toread))
 			continue;
 		if (dev_uptodate(sh, p, i) ||
-		    (dev_failed(sh, i) && plan_compute(sh, p, i)))
+		    (dev_failed(sh, p, i) && plan_compute(sh, p, i)))
 			p->serve |= BIT(i);
-		else if (!dev_failed(sh, i))
+		else if (!dev_failed(sh, p, i))
 			want_read(sh, p, i);
 	}
 }
@@ -459,7 +466,7 @@ static void plan_writes(struct r5x_stripe *sh, struct r5x_plan *p)
 		struct r5x_dev *dev = &sh->dev[i];
 
 		d[i].uptodate = dev_uptodate(sh, p, i);
-		d[i].failed = dev_failed(sh, i);
+		d[i].failed = dev_failed(sh, p, i);
 		d[i].written = !r5x_blist_empty(&dev->towrite);
 		d[i].overwrite = dev->wmask == R5X_WMASK_FULL;
 		if (i == sh->pd_idx)
@@ -532,7 +539,7 @@ static void plan_sync(struct r5x_stripe *sh, struct r5x_plan *p)
 	    test_bit(R5X_STRIPE_SYNC_WRITING, &sh->state) ||
 	    r5x_stripe_bios_queued(sh, false))
 		return;
-	if (sh->sync_mode == R5X_SYNC_REPLACE && !dev_failed(sh, t)) {
+	if (sh->sync_mode == R5X_SYNC_REPLACE && !dev_failed(sh, p, t)) {
 		if (dev_uptodate(sh, p, t))
 			p->sync_now = true;
 		else
@@ -944,7 +951,7 @@ static void submit_io(struct r5x_stripe *sh, unsigned long reads,
 
 /*
  * Member writes of drained bios are done: complete the array writes.
- * @failed members are unusable now; a page whose member write failed
+ * p->failed members are unusable now; a page whose member write failed
  * (R5X_DEV_BADWRITE) counts too: more than one fails the writes; any keeps
  * the bitmap region dirty (the member that missed it needs a resync) and
  * holds the completions back until md has recorded the failure, as
@@ -952,15 +959,15 @@ static void submit_io(struct r5x_stripe *sh, unsigned long reads,
  * member as in sync and resync would compute parity from its old data.
  * Returns false if the stripe waits for that.
  */
-static bool finish_writes(struct r5x_stripe *sh, int failed)
+static bool finish_writes(struct r5x_stripe *sh, const struct r5x_plan *p)
 {
 	struct r5x_conf *conf = sh->conf;
 	bool any = false;
-	int i, missed = 0;
+	int i, missed = 0, failed = p->failed;
 
 	for (i = 0; i < conf->geom.raid_disks; i++) {
 		if (test_bit(R5X_DEV_BADWRITE, &sh->dev[i].flags) &&
-		    !dev_failed(sh, i))
+		    !dev_failed(sh, p, i))
 			failed++;
 		/* a replacement that missed it: no data lost, but record it */
 		if (test_bit(R5X_DEV_REPL_FAILED, &sh->dev[i].flags))
@@ -1265,19 +1272,25 @@ void r5x_handle_stripe(struct r5x_stripe *sh, void *scratch,
 		if (test_and_clear_bit(R5X_DEV_REPL_GOOD, flags))
 			clear_badblock(sh, &sh->dev[i].good_rrdev);
 		if (test_and_clear_bit(R5X_DEV_WERR, flags))
-			write_failed(sh, i);
+			write_failed(sh, i);	/* may fail the member */
+	}
+	/* after write_failed: a member it failed is unusable in this pass */
+	p.unusable = r5x_failed_at_mask(conf, sh->sector);
+	for (i = 0; i < conf->geom.raid_disks; i++) {
+		unsigned long *flags = &sh->dev[i].flags;
+
 		/*
 		 * The member failed here was replaced: a spare being rebuilt
 		 * counts as failed only above its recovery_offset (dev_failed)
 		 */
 		if (test_bit(R5X_DEV_IOERR, flags) && !r5x_disk_faulty(conf, i))
 			clear_bit(R5X_DEV_IOERR, flags);
-		if (dev_failed(sh, i))
+		if (dev_failed(sh, &p, i))
 			p.failed++;
 		if (test_bit(R5X_DEV_READERR, flags))
 			readerr |= BIT(i);
 	}
-	if (!finish_writes(sh, p.failed))
+	if (!finish_writes(sh, &p))
 		goto out;
 	finish_sync_write(sh);
 	if (p.failed > 1) {
@@ -1288,7 +1301,7 @@ void r5x_handle_stripe(struct r5x_stripe *sh, void *scratch,
 	spin_lock(&sh->lock);
 	for (i = 0; i < conf->geom.raid_disks; i++)
 		if (test_and_clear_bit(R5X_DEV_RECHECK, &sh->dev[i].flags) &&
-		    !dev_failed(sh, i))
+		    !dev_failed(sh, &p, i))
 			recheck_member(sh, i);
 	plan_reads(sh, &p);
 	if (readerr) {

@@ -48,10 +48,12 @@ int r5x_handle_ready(struct r5x_conf *conf, void *scratch, int budget)
 	while ((!budget || n < budget) && (sh = r5x_next_stripe(conf))) {
 		spin_unlock_irq(&conf->lock);
 		r5x_handle_stripe(sh, scratch, &iob);
-		r5x_release_stripe(sh);
 		n++;
 		cond_resched();
+		/* release it under the lock the next stripe is taken with */
 		spin_lock_irq(&conf->lock);
+		if (atomic_dec_and_test(&sh->count))
+			__r5x_release_stripe(conf, sh);
 	}
 	spin_unlock_irq(&conf->lock);
 	r5x_iob_flush(&iob);
