@@ -48,7 +48,10 @@
  *            stable bio page written as it is: R5X_DEV_NOCOPY, nocopy.c),
  *            parity computed, member writes in flight; new bios may still
  *            queue on towrite meanwhile.  Completing the writes puts the
- *            cache page back, not uptodate.
+ *            cache page back, not uptodate.  When the last member write
+ *            completes with nothing failed, its completion completes the
+ *            array writes (end_writes_early, early_write_end); otherwise
+ *            the next pass of a handler does.
  *   -> back to QUEUED (more bios) or IDLE when the last I/O completes.
  *
  * One member I/O per page at a time (R5X_DEV_LOCKED): raid5xd plans only
@@ -58,9 +61,12 @@
  * block or the failure in the superblocks (the stripe waits on sb_wait).
  *
  * Transitions: QUEUED->READING/WRITING and completions of bios happen in
- * raid5xd (process context).  Member I/O completion (irq context) only
- * updates per-dev flags and releases the I/O's reference with
- * R5X_STRIPE_HANDLE set, which queues the stripe for raid5xd again.
+ * raid5xd (process context).  Member I/O completion (irq context) updates
+ * per-dev flags and releases the I/O's reference with R5X_STRIPE_HANDLE
+ * set, which queues the stripe for raid5xd again; the one exception is a
+ * WRITING stripe's last member write with nothing failed, no member
+ * missing and no handler inside the stripe: that completion ends the
+ * array writes itself (stripe_handle.c end_writes_early).
  * A write needing pre-reads gets R5X_STRIPE_PREREAD_ACTIVE at once if no
  * write in flight can complete it (r5x_may_preread; also
  * R5X_STRIPE_PREREAD_NOW, outside the preread_batch bound), else goes QUEUED

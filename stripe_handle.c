@@ -10,6 +10,8 @@
  *   1. complete array writes whose member writes finished, unless one of
  *      them failed and md has not yet recorded that on disk (then the
  *      stripe waits on sb_wait: an acknowledged write must survive a crash);
+ *      when nothing failed, the last member write's completion has done
+ *      this already (end_writes_early);
  *   2. fail every bio if more than one member is unusable; unreadable
  *      blocks are recorded as bad, and a recovery marks the stripe bad on
  *      the member it rebuilds and goes on (raid5's rule);
@@ -767,6 +769,75 @@ static void end_repl_io(struct r5x_stripe *sh, struct r5x_dev *dev,
 		rdev_dec_pending(rrdev, conf->mddev);
 }
 
+static bool early_write_end = true;
+module_param(early_write_end, bool, 0644);
+MODULE_PARM_DESC(early_write_end,
+		 "complete array writes in the completion of their last member write when nothing failed, without a pass of raid5xd (default 1)");
+
+/* a page flag that only a handler pass may act on */
+#define R5X_DEV_FAULT_FLAGS	(BIT(R5X_DEV_IOERR) | BIT(R5X_DEV_READERR) | \
+				 BIT(R5X_DEV_REWRITE) | BIT(R5X_DEV_REWRITTEN) | \
+				 BIT(R5X_DEV_REPL_GOOD) | BIT(R5X_DEV_REPL_FAILED) | \
+				 BIT(R5X_DEV_WERR) | BIT(R5X_DEV_BADWRITE) | \
+				 BIT(R5X_DEV_RECHECK) | BIT(R5X_DEV_REPLONLY))
+
+/*
+ * The last member I/O of @sh completed (any context, irqs maybe off).  If
+ * it was the write of drained array writes and nothing failed, complete
+ * those writes here, as the next pass would (finish_writes with no
+ * member failed: the bitmap may forget the region), and return true:
+ * raid5xd need not look at the stripe for them.  Anything else (a
+ * failure, a member missing or being rebuilt here, a sync request, a
+ * handler still inside its pass) returns false and the pass does it.
+ * New bios queued meanwhile set R5X_STRIPE_HANDLE themselves.
+ *
+ * The stripe is ours: every handler pass ended (R5X_STRIPE_ACTIVE clear,
+ * read after the io_pending decrement), no member I/O is in flight, and
+ * the stripe is referenced, so no handler can take it.
+ */
+static bool end_writes_early(struct r5x_stripe *sh)
+{
+	struct r5x_conf *conf = sh->conf;
+	bool any = false;
+	int i;
+
+	if (!READ_ONCE(early_write_end) ||
+	    test_bit_acquire(R5X_STRIPE_ACTIVE, &sh->state) ||
+	    test_bit(R5X_STRIPE_SYNC, &sh->state) ||
+	    test_bit(R5X_STRIPE_SB_WAIT, &sh->state))
+		return false;
+	for (i = 0; i < conf->geom.raid_disks; i++) {
+		if (READ_ONCE(sh->dev[i].flags) & R5X_DEV_FAULT_FLAGS)
+			return false;
+		any |= !r5x_blist_empty(&sh->dev[i].written);
+	}
+	if (!any || r5x_failed_at_mask(conf, sh->sector))
+		return false;
+	for (i = 0; i < conf->geom.raid_disks; i++) {
+		struct r5x_dev *dev = &sh->dev[i];
+
+		if (r5x_blist_empty(&dev->written))
+			continue;
+		if (test_and_clear_bit(R5X_DEV_NOCOPY, &dev->flags)) {
+			dev->page = dev->orig_page;
+			dev->orig_page = NULL;
+			clear_bit(R5X_DEV_UPTODATE, &dev->flags);
+		}
+		complete_blist(sh, &dev->written, true, 0, NULL, 0, true);
+	}
+	r5x_preread_done(conf, sh);
+	r5x_count(conf, early_ends, 1);
+	/*
+	 * What the pass would have woken raid5xd for: delayed stripes that
+	 * writes in flight held back (delay_list.c), and its safe-mode look
+	 * once the array's writes are over (safemode_kick)
+	 */
+	if (READ_ONCE(conf->nr_delayed) ||
+	    !atomic_read(&conf->writes_in_flight))
+		md_wakeup_thread(conf->mddev->thread);
+	return true;
+}
+
 static void end_member_io(struct bio *bio)
 {
 	struct r5x_stripe *sh = bio->bi_private;
@@ -822,7 +893,7 @@ static void end_member_io(struct bio *bio)
 		rdev_dec_pending(rdev, conf->mddev);
 	clear_bit(R5X_DEV_LOCKED, &dev->flags);
 out:
-	if (atomic_dec_and_test(&sh->io_pending))
+	if (atomic_dec_and_test(&sh->io_pending) && !end_writes_early(sh))
 		set_bit(R5X_STRIPE_HANDLE, &sh->state);
 	r5x_release_stripe(sh);
 }
@@ -1333,5 +1404,6 @@ void r5x_handle_stripe(struct r5x_stripe *sh, void *scratch,
 			finish_sync(sh, true);
 	}
 out:
-	clear_bit(R5X_STRIPE_ACTIVE, &sh->state);
+	/* the pass is over: a completion may end its writes (end_writes_early) */
+	clear_bit_unlock(R5X_STRIPE_ACTIVE, &sh->state);
 }
