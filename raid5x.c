@@ -546,10 +546,36 @@ static int raid5x_check_reshape(struct mddev *mddev)
 	return -EINVAL;
 }
 
+/* How long free_conf waits for a member write's completion to let go. */
+#define R5X_FREE_WAIT	(10 * HZ)
+
+/*
+ * md frees a personality once no array bio is in flight, and on 6.7+ it
+ * may do so without quiescing it (a level change suspends the array:
+ * active_io, not the personality's quiesce).  A member write's completion
+ * that ended its stripe's array writes (end_writes_early) still holds
+ * the stripe, and touches the array, until it releases it under
+ * conf->lock: wait for that, as raid5x_quiesce does.
+ */
+static void wait_stripes_idle(struct r5x_conf *conf)
+{
+	long left;
+
+	spin_lock_irq(&conf->lock);
+	WRITE_ONCE(conf->quiesce, 1);
+	left = wait_event_lock_irq_timeout(conf->wait_for_quiesce,
+					   !conf->active_stripes, conf->lock,
+					   R5X_FREE_WAIT);
+	spin_unlock_irq(&conf->lock);
+	WARN_ON_ONCE(!left);
+}
+
 static void free_conf(struct r5x_conf *conf)
 {
 	if (!conf)
 		return;
+	if (conf->slab)
+		wait_stripes_idle(conf);
 	r5x_delay_stop(conf);
 	r5x_workers_stop(conf);
 	r5x_discard_conf_stop(conf);

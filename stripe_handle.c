@@ -793,7 +793,9 @@ MODULE_PARM_DESC(early_write_end,
  *
  * The stripe is ours: every handler pass ended (R5X_STRIPE_ACTIVE clear,
  * read after the io_pending decrement), no member I/O is in flight, and
- * the stripe is referenced, so no handler can take it.
+ * the stripe is referenced, so no handler can take it.  Once the array
+ * writes are ended md may free the array (on 6.7+ without quiescing it):
+ * free_conf waits until the caller has released the stripe.
  */
 static bool end_writes_early(struct r5x_stripe *sh)
 {
