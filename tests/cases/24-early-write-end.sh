@@ -24,7 +24,7 @@
 #   - member 3 added back and rebuilt: the array reads what it read
 #     degraded, md's check finds mismatch_cnt 0.
 # Fails on the module before early_write_end (no parameter, no early_ends
-# counter): not ok 2-6.
+# counter): not ok 2-5 and 7.
 # timeout: 400
 # debug-kernel: yes
 # shellcheck source=../lib/guest-lib.sh
