@@ -67,6 +67,10 @@ fill() { # full stripes (1.5 MiB), O_DIRECT
 merged() { [ "$BLOCKS" -gt 0 ] && [ $((BIOS * 8)) -le "$BLOCKS" ]; }
 single() { [ "$BLOCKS" -gt 0 ] && [ "$BIOS" = "$BLOCKS" ]; }
 
+# one handler: joining is per handler, and dd is a lone writer of one row,
+# which solo_worker gives a worker that takes every other stripe (a 6.12
+# run of early_write_end's module: 2 blocks a bio)
+echo 0 >"$sys/solo_worker"
 counts fill
 tap_check "full-stripe writes: at least 8 blocks per member bio ($BLOCKS in $BIOS)" merged
 counts md_check_zero md0
