@@ -782,6 +782,22 @@ MODULE_PARM_DESC(early_write_end,
 				 BIT(R5X_DEV_RECHECK) | BIT(R5X_DEV_REPLONLY))
 
 /*
+ * End the array writes @dev's member write carried, with @status; the
+ * bitmap may forget the region if @bm_clean.  A NOCOPY page was the
+ * writer's: its bio is completed, so the stripe takes its own page back.
+ */
+static void end_dev_writes(struct r5x_stripe *sh, struct r5x_dev *dev,
+			   blk_status_t status, bool bm_clean)
+{
+	if (test_and_clear_bit(R5X_DEV_NOCOPY, &dev->flags)) {
+		dev->page = dev->orig_page;
+		dev->orig_page = NULL;
+		clear_bit(R5X_DEV_UPTODATE, &dev->flags);
+	}
+	complete_blist(sh, &dev->written, true, status, NULL, 0, bm_clean);
+}
+
+/*
  * The last member I/O of @sh completed (any context, irqs maybe off).  If
  * it was the write of drained array writes and nothing failed, complete
  * those writes here, as the next pass would (finish_writes with no
@@ -818,14 +834,8 @@ static bool end_writes_early(struct r5x_stripe *sh)
 	for (i = 0; i < conf->geom.raid_disks; i++) {
 		struct r5x_dev *dev = &sh->dev[i];
 
-		if (r5x_blist_empty(&dev->written))
-			continue;
-		if (test_and_clear_bit(R5X_DEV_NOCOPY, &dev->flags)) {
-			dev->page = dev->orig_page;
-			dev->orig_page = NULL;
-			clear_bit(R5X_DEV_UPTODATE, &dev->flags);
-		}
-		complete_blist(sh, &dev->written, true, 0, NULL, 0, true);
+		if (!r5x_blist_empty(&dev->written))
+			end_dev_writes(sh, dev, 0, true);
 	}
 	r5x_preread_done(conf, sh);
 	r5x_count(conf, early_ends, 1);
@@ -1065,16 +1075,9 @@ static bool finish_writes(struct r5x_stripe *sh, const struct r5x_plan *p)
 			clear_bit(R5X_DEV_UPTODATE, &dev->flags);
 		clear_bit(R5X_DEV_BADWRITE, &dev->flags);
 		clear_bit(R5X_DEV_REPL_FAILED, &dev->flags);
-		if (r5x_blist_empty(&dev->written))
-			continue;
-		/* the bio's page is the caller's again once completed */
-		if (test_and_clear_bit(R5X_DEV_NOCOPY, &dev->flags)) {
-			dev->page = dev->orig_page;
-			dev->orig_page = NULL;
-			clear_bit(R5X_DEV_UPTODATE, &dev->flags);
-		}
-		complete_blist(sh, &dev->written, true,
-			       failed > 1 ? BLK_STS_IOERR : 0, NULL, 0, !failed);
+		if (!r5x_blist_empty(&dev->written))
+			end_dev_writes(sh, dev, failed > 1 ? BLK_STS_IOERR : 0,
+				       !failed);
 	}
 	if (any)
 		r5x_preread_done(conf, sh);
