@@ -291,6 +291,14 @@ struct r5x_disk {
 #define R5X_MAX_WORKERS		8
 /* a lone writer for solo_worker: no write found another in flight for */
 #define R5X_SOLO_QUIET		(HZ / 10)
+/* solo_worker 2: raid5xd and the solo worker handle stripes in turn */
+#define R5X_SOLO_EXCLUSIVE	2
+
+/* conf->handling: one handler at a time in exclusive mode (workers.c) */
+enum r5x_handling {
+	R5X_HANDLING_BUSY,	/* a handler is in its loop */
+	R5X_HANDLING_MISSED,	/* another came meanwhile: look again */
+};
 
 struct r5x_worker {
 	struct work_struct work;
@@ -305,7 +313,7 @@ struct r5x_tunables {
 	int stall_grace_ms;		/* full stall: wait for new writes this long */
 	int wake_batch_pct;		/* % of cache freed before waking waiters */
 	int worker_threads;		/* handlers beside raid5xd (READ_ONCE) */
-	int solo_worker;		/* 1: a worker too for a lone writer (READ_ONCE) */
+	int solo_worker;		/* 1, 2: a worker too for a lone writer (READ_ONCE) */
 	int skip_copy;			/* write stable bio pages uncopied (READ_ONCE) */
 };
 
@@ -389,6 +397,7 @@ struct r5x_conf {
 	void *scratch;			/* raid5xd's page for parity checks */
 	struct workqueue_struct *wq;	/* the workers' (workers.c) */
 	struct r5x_worker workers[R5X_MAX_WORKERS];
+	unsigned long handling;		/* enum r5x_handling (workers.c) */
 };
 
 /* raid5x.c */

@@ -83,7 +83,7 @@ static ssize_t show_int(struct mddev *mddev, char *page, size_t off)
 	X(stall_grace_ms,           tun.stall_grace_ms,           0, 1000) \
 	X(wake_batch_pct,           tun.wake_batch_pct,           1, 100) \
 	X(worker_threads,           tun.worker_threads,           0, R5X_MAX_WORKERS) \
-	X(solo_worker,              tun.solo_worker,              0, 1)
+	X(solo_worker,              tun.solo_worker,              0, R5X_SOLO_EXCLUSIVE)
 
 #define R5X_TUNABLE_FNS(name, field, min, max)				\
 static struct md_sysfs_entry r5x_##name;				\

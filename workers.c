@@ -31,10 +31,10 @@
 #include "iobatch.h"
 
 /*
- * Handle stripes until none is ready, or @budget of them (0: no bound):
- * raid5xd's loop and each worker's.  Returns how many it handled.
+ * Handle stripes until none is ready, or @budget of them (0: no bound).
+ * Returns how many it handled.
  */
-int r5x_handle_ready(struct r5x_conf *conf, void *scratch, int budget)
+static int handle_ready(struct r5x_conf *conf, void *scratch, int budget)
 {
 	struct r5x_stripe *sh;
 	struct r5x_iobatch iob;
@@ -58,6 +58,56 @@ int r5x_handle_ready(struct r5x_conf *conf, void *scratch, int budget)
 	spin_unlock_irq(&conf->lock);
 	r5x_iob_flush(&iob);
 	blk_finish_plug(&plug);
+	return n;
+}
+
+/*
+ * Exclusive handling (solo_worker 2, no worker_threads): raid5xd and the
+ * solo worker never run the loop at once, so a lone writer's stripes are
+ * all joined into member bios by one handler (two in turn split each
+ * member's run: docs/reports/solo-rows-7.2-2026-12-06.md).  A handler
+ * that finds the loop taken marks MISSED and leaves; the one in the loop
+ * looks again after it lets go.  MISSED is set before the test-and-set
+ * and read after the clear, both ordered, so a stripe made ready while
+ * the owner was leaving is either seen by it or taken by the newcomer.
+ */
+static bool handling_begin(struct r5x_conf *conf)
+{
+	set_bit(R5X_HANDLING_MISSED, &conf->handling);
+	/* MISSED before the test of BUSY: pairs with handling_end's */
+	smp_mb__after_atomic();
+	if (test_and_set_bit_lock(R5X_HANDLING_BUSY, &conf->handling))
+		return false;
+	clear_bit(R5X_HANDLING_MISSED, &conf->handling);
+	return true;
+}
+
+/* Let go of the loop; true if another handler came meanwhile. */
+static bool handling_end(struct r5x_conf *conf)
+{
+	clear_bit_unlock(R5X_HANDLING_BUSY, &conf->handling);
+	/* BUSY cleared before MISSED is read: pairs with handling_begin's */
+	smp_mb__after_atomic();
+	return test_and_clear_bit(R5X_HANDLING_MISSED, &conf->handling);
+}
+
+/*
+ * raid5xd's loop and each worker's: handle stripes until none is ready,
+ * or @budget of them (0: no bound); in exclusive mode only if no other
+ * handler is in its loop.  Returns how many it handled.
+ */
+int r5x_handle_ready(struct r5x_conf *conf, void *scratch, int budget)
+{
+	int n = 0;
+
+	if (READ_ONCE(conf->tun.worker_threads) ||
+	    READ_ONCE(conf->tun.solo_worker) != R5X_SOLO_EXCLUSIVE)
+		return handle_ready(conf, scratch, budget);
+	do {
+		if (!handling_begin(conf))
+			break;
+		n += handle_ready(conf, scratch, budget ? budget - n : 0);
+	} while (handling_end(conf) && (!budget || n < budget));
 	return n;
 }
 

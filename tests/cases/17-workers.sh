@@ -14,7 +14,9 @@
 #    queue (random 4K at depth 32) gets no worker either, although it
 #    drains to one write at moments (before the quiet time of lone_writer,
 #    stripe_cache.c, the worker took most of its stripes here, and in a
-#    benchmark it raised that load's p99 latency by a third);
+#    benchmark it raised that load's p99 latency by a third); with
+#    solo_worker 2 the two take the loop in turn, and a lone writer's rows
+#    go out as whole member bios;
 #  - a member failed: degraded writes verify, a spare is rebuilt, check 0;
 #  - raid456 assembles the result: same bytes, check 0;
 #  - an internal write-intent bitmap (each handler flushes the bitmap
@@ -25,7 +27,7 @@
 # shellcheck source=../lib/guest-lib.sh
 . /lib/guest-lib.sh
 
-tap_plan 16
+tap_plan 17
 load_md
 sys=/sys/block/md0/md
 
@@ -114,6 +116,20 @@ deep_queue() {
 	note "solo_worker 1, depth 32: stripes handled by the worker: $n"
 	[ "$n" -lt 820 ]
 }
+# row_exclusive: solo_worker 2, a lone writer of one row: raid5xd and the
+# worker take the loop in turn, so each row's member writes go out whole
+# (16 blocks a member bio on 64K chunks; with solo_worker 1 the two
+# handlers split them, 1.5-1.9 blocks a bio: solo-rows-7.2-2026-12-06.md).
+# At least 8 blocks a bio; the worker's share is noted, not asserted
+row_exclusive() {
+	local n bios blocks
+	# solo_run resets the counters before its write
+	n=$(solo_run 2 --ioengine=psync --iodepth=1 --name=seq --rw=write \
+		--bs=192k --size=36M) || return 1
+	bios=$(r5x_stat "$sys" member_bios) blocks=$(r5x_stat "$sys" write_blocks)
+	note "solo_worker 2, one row a write: $blocks member blocks written in $bios bios, worker $n stripes"
+	[ "$bios" -gt 0 ] && [ "$blocks" -ge $((bios * 8)) ]
+}
 solo_off() {
 	local n
 	n=$(lone_writer 0) || return 1
@@ -154,6 +170,7 @@ r5x_check "a lone writer gets a worker (worker_threads 0, solo_worker 1)" solo_o
 r5x_check "a lone writer of one row gets a worker" row_writer
 r5x_check "a lone writer of 1 MiB (more than a row) gets none" long_writer
 r5x_check "a deep queue gets no worker (solo_worker 1, random 4K at depth 32)" deep_queue
+r5x_check "solo_worker 2: a lone writer's rows go out whole (>= 8 blocks a member bio)" row_exclusive
 r5x_check "solo_worker 0: a lone writer's stripes stay with raid5xd" solo_off
 mdadm /dev/md0 --fail "${devs[2]}" >/dev/null 2>&1
 r5x_check "degraded writes verify with workers" \

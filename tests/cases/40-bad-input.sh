@@ -29,7 +29,7 @@ tunables=("tap_check preread_bypass_threshold 1 -1 abc SCS_PLUS_1"
 	"r5x_check stall_grace_ms 20 -1 1001 abc"
 	"r5x_check wake_batch_pct 50 0 101 abc 5x"
 	"r5x_check worker_threads 2 -1 9 abc"
-	"r5x_check solo_worker 0 -1 2 abc"
+	"r5x_check solo_worker 2 -1 3 abc"
 	"tap_check skip_copy 1 -1 abc")
 ntun=0
 for t in "${tunables[@]}"; do
