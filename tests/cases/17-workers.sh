@@ -79,16 +79,16 @@ solo_on() {
 	note "solo_worker 1: stripes handled by the worker: $n"
 	[ "$n" -gt 0 ]
 }
-# seq_writer BS SIZE: solo_run 1 with a sequential writer of BS at depth 1
+# seq_writer N BS SIZE: solo_run N with a sequential writer of BS at depth 1
 seq_writer() {
-	solo_run 1 --ioengine=psync --iodepth=1 --name=seq --rw=write \
-		--bs="$1" --size="$2"
+	solo_run "$1" --ioengine=psync --iodepth=1 --name=seq --rw=write \
+		--bs="$2" --size="$3"
 }
 # row_writer: a lone writer of one row (192K on this 4 x 64K array): the
 # worker helps (solo_write, stripe_cache.c: a write of at most a row)
 row_writer() {
 	local n
-	n=$(seq_writer 192k 36M) || return 1
+	n=$(seq_writer 1 192k 36M) || return 1
 	note "solo_worker 1, one row a write: stripes handled by the worker: $n"
 	[ "$n" -gt 0 ]
 }
@@ -98,7 +98,7 @@ row_writer() {
 # ok 8 on 6.1)
 long_writer() {
 	local n
-	n=$(seq_writer 1m 12M) || return 1
+	n=$(seq_writer 1 1m 12M) || return 1
 	note "solo_worker 1, 1 MiB writes: stripes handled by the worker: $n"
 	[ "$n" = 0 ]
 }
@@ -124,8 +124,7 @@ deep_queue() {
 row_exclusive() {
 	local n bios blocks
 	# solo_run resets the counters before its write
-	n=$(solo_run 2 --ioengine=psync --iodepth=1 --name=seq --rw=write \
-		--bs=192k --size=36M) || return 1
+	n=$(seq_writer 2 192k 36M) || return 1
 	bios=$(r5x_stat "$sys" member_bios) blocks=$(r5x_stat "$sys" write_blocks)
 	note "solo_worker 2, one row a write: $blocks member blocks written in $bios bios, worker $n stripes"
 	[ "$bios" -gt 0 ] && [ "$blocks" -ge $((bios * 8)) ]
