@@ -49,6 +49,7 @@
 	X(badblocks,       "blocks recorded in a member's bad-block log") \
 	X(sb_waits,        "times a stripe waited for md to record a failure") \
 	X(early_ends,      "stripes whose writes ended with their last member write") \
+	X(handoffs,        "last references handed to the handlers lock-free (lockless_release)") \
 	X(bm_stripes,      "stripes drained on an array with a write-intent bitmap") \
 	X(bm_flushes,      "bitmap flushes (md_bitmap_unplug) those stripes' writes waited for") \
 	X(sync_stripes,    "stripes handled for resync/check/recovery") \

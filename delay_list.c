@@ -79,14 +79,15 @@ bool r5x_note_write(struct r5x_conf *conf, sector_t start, sector_t end)
 	unsigned long flags;
 	bool seq;
 
-	spin_lock_irqsave(&conf->lock, flags);
-	conf->write_seq++;
+	spin_lock_irqsave(&conf->stream_lock, flags);
+	WRITE_ONCE(conf->write_seq, conf->write_seq + 1);
 	seq = r5x_stream_note(conf->stream_end, ARRAY_SIZE(conf->stream_end),
 			      &conf->stream_next, start, end);
-	conf->window = r5x_window_note(conf->window, &conf->window_at,
-				       atomic64_read(&conf->write_bytes_in_flight),
-				       jiffies, R5X_WINDOW_SPAN);
-	spin_unlock_irqrestore(&conf->lock, flags);
+	WRITE_ONCE(conf->window,
+		   r5x_window_note(conf->window, &conf->window_at,
+				   atomic64_read(&conf->write_bytes_in_flight),
+				   jiffies, R5X_WINDOW_SPAN));
+	spin_unlock_irqrestore(&conf->stream_lock, flags);
 	return seq;
 }
 
@@ -126,7 +127,7 @@ static bool stall_expired(struct r5x_conf *conf, int busy)
 	unsigned long grace = msecs_to_jiffies(READ_ONCE(conf->tun.stall_grace_ms));
 	struct r5x_stall_in in = {
 		.now = jiffies,
-		.write_seq = conf->write_seq,
+		.write_seq = READ_ONCE(conf->write_seq),
 		.busy = busy,
 		.delayed = !list_empty(&conf->delayed),
 		.writes_in_flight = atomic_read(&conf->writes_in_flight),
@@ -279,6 +280,7 @@ struct r5x_stripe *r5x_next_stripe(struct r5x_conf *conf)
 	struct r5x_stripe *sh = NULL;
 
 	lockdep_assert_held(&conf->lock);
+	r5x_drain_released(conf);
 	r5x_activate_delayed(conf);
 	if (!list_empty(&conf->handle)) {
 		sh = list_first_entry(&conf->handle, struct r5x_stripe, lru);

@@ -548,6 +548,7 @@ static int raid5x_check_reshape(struct mddev *mddev)
 
 /* How long free_conf waits for a member write's completion to let go. */
 #define R5X_FREE_WAIT	(10 * HZ)
+#define R5X_FREE_POLL	(HZ / 20)
 
 /*
  * md frees a personality once no array bio is in flight, and on 6.7+ it
@@ -559,15 +560,27 @@ static int raid5x_check_reshape(struct mddev *mddev)
  */
 static void wait_stripes_idle(struct r5x_conf *conf)
 {
-	long left;
+	unsigned long end = jiffies + R5X_FREE_WAIT;
 
 	spin_lock_irq(&conf->lock);
 	WRITE_ONCE(conf->quiesce, 1);
-	left = wait_event_lock_irq_timeout(conf->wait_for_quiesce,
-					   !conf->active_stripes, conf->lock,
-					   R5X_FREE_WAIT);
+	for (;;) {
+		/*
+		 * raid5xd is gone: a completion's last reference that went
+		 * on conf->released is dropped here, looked for every
+		 * R5X_FREE_POLL (nothing wakes this wait for it)
+		 */
+		r5x_drain_released(conf);
+		if (!conf->active_stripes)
+			break;
+		if (WARN_ON_ONCE(time_after(jiffies, end)))
+			break;
+		wait_event_lock_irq_timeout(conf->wait_for_quiesce,
+					    !conf->active_stripes ||
+					    !llist_empty(&conf->released),
+					    conf->lock, R5X_FREE_POLL);
+	}
 	spin_unlock_irq(&conf->lock);
-	WARN_ON_ONCE(!left);
 }
 
 static void free_conf(struct r5x_conf *conf)
@@ -637,6 +650,8 @@ static struct r5x_conf *setup_conf(struct mddev *mddev)
 	conf->mddev = mddev;
 	conf->geom = geom;
 	spin_lock_init(&conf->lock);
+	spin_lock_init(&conf->stream_lock);
+	init_llist_head(&conf->released);
 	mutex_init(&conf->bm_flush_lock);
 	INIT_LIST_HEAD(&conf->inactive);
 	INIT_LIST_HEAD(&conf->handle);
@@ -837,7 +852,8 @@ static void raid5x_quiesce(struct mddev *mddev, int quiesce)
 		smp_mb();	/* before aligned_reads is read: read_aligned */
 		r5x_wake_thread(conf);	/* it activates every delayed stripe */
 		wait_event_lock_irq(conf->wait_for_quiesce,
-				    !conf->active_stripes &&
+				    (r5x_drain_released(conf),
+				     !conf->active_stripes) &&
 				    !atomic_read(&conf->discards_in_flight) &&
 				    !atomic_read(&conf->aligned_reads),
 				    conf->lock);

@@ -88,6 +88,12 @@
  *   Under conf->lock, stripe_cache.c places a released stripe on its list
  *   and delay_list.c moves stripes from delayed to hold and takes them
  *   off handle and hold for raid5xd.
+ *   The last reference, given up outside conf->lock (an I/O completion, a
+ *   submitter without a plug), is not dropped there: the stripe goes on
+ *   the lockless conf->released list (R5X_STRIPE_ON_RELEASE) still
+ *   holding it, and the next handler to look for work drops it under the
+ *   lock (r5x_drain_released), so the 1->0 step stays under the lock and
+ *   a completion never waits for it.
  *
  * MEMBER FAULTS (md's raid5 rules, see stripe_handle.c)
  *
@@ -106,7 +112,7 @@
  *
  * LOCKING
  *
- *   conf->lock (spinlock, irq-safe: I/O completion releases stripes)
+ *   conf->lock (spinlock, irq-safe: I/O completion may release stripes)
  *     protects: the hash, all stripe lists, refcount 0<->1 transitions,
  *     stripe counters (active, preread_active, nr_delayed), quiesce state,
  *     bypass_count.  Never held while sleeping or submitting I/O.
@@ -117,6 +123,9 @@
  *     (r5x_read_hold), which md's suspend waits for without quiescing
  *     the personality; it drops that before aligned_reads, so a quiesce
  *     (and a stop behind it) never finishes under the drop.
+ *   conf->stream_lock (spinlock, irq-safe) protects the write-stream
+ *     record every write bio updates (r5x_note_write); nothing is taken
+ *     inside it.
  *   sh->lock (spinlock, process context only, irqs on)
  *     protects: the bio lists and per-dev coverage of one stripe.
  *     Order: conf->lock may be taken inside sh->lock (granting pre-reads
@@ -135,6 +144,7 @@
 
 #include <linux/types.h>
 #include <linux/list.h>
+#include <linux/llist.h>
 #include <linux/spinlock.h>
 #include <linux/wait.h>
 #include <linux/bio.h>
@@ -245,6 +255,7 @@ enum r5x_stripe_state {
 	R5X_STRIPE_SYNC_FRESH,	/* sync request dropped cached pages to re-read */
 	R5X_STRIPE_SEQ,		/* last write bio was part of a sequential stream */
 	R5X_STRIPE_SB_WAIT,	/* park on sb_wait when released */
+	R5X_STRIPE_ON_RELEASE,	/* its last reference is on conf->released */
 };
 
 struct r5x_conf;
@@ -253,6 +264,7 @@ struct r5x_conf;
 struct r5x_stripe {
 	struct hlist_node hash;	/* conf->hash, while it caches @sector */
 	struct list_head lru;	/* see LIST OWNERSHIP */
+	struct llist_node release_node;	/* on conf->released (ON_RELEASE) */
 	struct r5x_conf *conf;
 	sector_t sector;	/* member sector (without data_offset) */
 	int pd_idx;		/* parity member */
@@ -348,11 +360,18 @@ struct r5x_conf {
 	atomic64_t write_bytes_in_flight; /* ... and their bytes */
 	unsigned long deep_write;	/* jiffies a write last found another in flight */
 	unsigned long stall_since;	/* jiffies all active stripes were delayed, or 0 */
-	unsigned long write_seq;	/* write bios seen (under lock) */
+	unsigned long write_seq;	/* write bios seen (under stream_lock) */
 	unsigned long stall_seq;	/* write_seq when a stall was declared, or 0 */
 	struct bio_list retry_reads;	/* failed direct reads, under lock */
 	struct work_struct retry_work;	/* sends them through the cache */
 	struct list_head sb_wait;	/* see LIST OWNERSHIP */
+	/*
+	 * Stripes whose last reference a completion or a submitter gave up
+	 * without conf->lock (r5x_release_stripe): the reference rides on
+	 * this list until a handler drops it under the lock
+	 * (r5x_drain_released).
+	 */
+	struct llist_head released;
 	/*
 	 * Write-intent bitmap: every write attachment to a stripe page is one
 	 * md_bitmap_startwrite (numbered by bm_seq) and one endwrite when the
@@ -373,8 +392,11 @@ struct r5x_conf {
 
 	/*
 	 * sequential write stream detection and the writers' window
-	 * (delay_list.c; written under lock, window read with READ_ONCE)
+	 * (delay_list.c; written under stream_lock, read with READ_ONCE;
+	 * write_seq too): every write bio notes itself here, so not under
+	 * conf->lock, which the handlers hold for their lists
 	 */
+	spinlock_t stream_lock;
 	sector_t stream_end[8];
 	unsigned int stream_next;
 	u64 window;			/* peak write bytes in flight (r5x_window_note) */

@@ -16,6 +16,7 @@
 #include <linux/slab.h>
 #include <linux/mm.h>
 #include <linux/hash.h>
+#include <linux/moduleparam.h>
 #include <linux/bio.h>
 #include <linux/workqueue.h>
 #include "raid5x.h"
@@ -442,14 +443,71 @@ void __r5x_release_stripe(struct r5x_conf *conf, struct r5x_stripe *sh)
 		wake_up(&conf->wait_for_fence);	/* the discard waits for it */
 }
 
+static bool lockless_release = true;
+module_param(lockless_release, bool, 0644);
+MODULE_PARM_DESC(lockless_release,
+		 "an I/O completion hands a stripe's last reference to the handlers when the array's lock is busy, instead of waiting for it (default 1)");
+
+/*
+ * Give up a reference without conf->lock held.  The last one of a stripe
+ * that goes idle is dropped here if the lock is free.  Otherwise (the
+ * lock busy, or the stripe has work: the handlers must be woken for it
+ * anyway) it is not dropped here: the stripe goes on conf->released with
+ * it and the handlers are woken (the first to add to an empty list wakes
+ * them; the others find them awake or about to drain), so a completion
+ * never spins on the lock the handlers hold for their lists.  A stripe
+ * already there (its reference taken again meanwhile and now given back)
+ * takes the locked path, which cannot reach 0 then: the list's reference
+ * is still held.
+ */
 void r5x_release_stripe(struct r5x_stripe *sh)
 {
 	struct r5x_conf *conf = sh->conf;
 	unsigned long flags;
 
+	if (atomic_add_unless(&sh->count, -1, 1))
+		return;		/* not the last reference */
+	if (!test_bit(R5X_STRIPE_HANDLE, &sh->state) &&
+	    spin_trylock_irqsave(&conf->lock, flags)) {
+		if (atomic_dec_and_test(&sh->count))
+			__r5x_release_stripe(conf, sh);
+		spin_unlock_irqrestore(&conf->lock, flags);
+		return;
+	}
+	if (READ_ONCE(lockless_release) &&
+	    !test_and_set_bit(R5X_STRIPE_ON_RELEASE, &sh->state)) {
+		r5x_count(conf, handoffs, 1);
+		if (llist_add(&sh->release_node, &conf->released))
+			r5x_wake_thread(conf);
+		return;
+	}
 	if (atomic_dec_and_lock_irqsave(&sh->count, &conf->lock, flags)) {
 		__r5x_release_stripe(conf, sh);
 		spin_unlock_irqrestore(&conf->lock, flags);
+	}
+}
+
+/*
+ * Drop the references riding on conf->released, oldest first, placing
+ * each stripe that reaches 0 on its list.  Under conf->lock, by the
+ * handlers before they look for work, and by a stop's last wait.
+ */
+void r5x_drain_released(struct r5x_conf *conf)
+{
+	struct llist_node *first;
+	struct r5x_stripe *sh, *tmp;
+
+	lockdep_assert_held(&conf->lock);
+	if (llist_empty(&conf->released))
+		return;
+	first = llist_reverse_order(llist_del_all(&conf->released));
+	llist_for_each_entry_safe(sh, tmp, first, release_node) {
+		/* a release from now on may queue it again */
+		clear_bit(R5X_STRIPE_ON_RELEASE, &sh->state);
+		/* the bit clear before the list's reference goes */
+		smp_mb__after_atomic();
+		if (atomic_dec_and_test(&sh->count))
+			__r5x_release_stripe(conf, sh);
 	}
 }
 

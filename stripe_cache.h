@@ -21,6 +21,7 @@ struct r5x_stripe *r5x_get_stripe(struct r5x_conf *conf, sector_t sector,
 				  int flags);
 void r5x_release_stripe(struct r5x_stripe *sh);
 void __r5x_release_stripe(struct r5x_conf *conf, struct r5x_stripe *sh);
+void r5x_drain_released(struct r5x_conf *conf);
 bool r5x_stripe_bios_queued(struct r5x_stripe *sh, bool reads);
 bool r5x_cache_busy_at(struct r5x_conf *conf, sector_t sector);
 bool r5x_cache_forget(struct r5x_conf *conf, sector_t *pos, sector_t hi,

@@ -23,14 +23,21 @@
 #   - member 3 failed: random writes verify, none ends early;
 #   - member 3 added back and rebuilt: the array reads what it read
 #     degraded, md's check finds mismatch_cnt 0.
+#   - lockless_release (module parameter, Y by default): the random
+#     writes' completions hand stripes to the handlers without the
+#     array's lock (raid5x_stats handoffs > 0); with lockless_release=0
+#     none does and the data verifies (stripe_cache.c r5x_release_stripe);
+#     the level-change rounds above run with it, where free_conf drops
+#     the references still handed over when raid5xd is gone.
 # Fails on the module before early_write_end (no parameter, no early_ends
-# counter): not ok 2-5 and 7.
+# counter): not ok 2-5 and 7; on the module before lockless_release (no
+# parameter, no handoffs counter): not ok 11-12.
 # timeout: 400
 # debug-kernel: yes
 # shellcheck source=../lib/guest-lib.sh
 . /lib/guest-lib.sh
 
-tap_plan 10
+tap_plan 12
 load_md
 param=/sys/module/md_raid5x/parameters/early_write_end
 sys=/sys/block/md0/md
@@ -120,4 +127,28 @@ rebuilt() {
 tap_check "member 3 added back and rebuilt" rebuilt
 tap_check "the array reads what it read degraded" test "$(md_md5 md0)" = "$want"
 tap_check "md's check finds mismatch_cnt 0" md_check_zero md0
+
+# handed: random writes (OFFSET_MB) run; HANDED = the hand-offs meanwhile
+lparam=/sys/module/md_raid5x/parameters/lockless_release
+handed() {
+	local h0
+	h0=$(r5x_stat "$sys" handoffs) || return 1
+	run "random 4K, lockless_release=$(cat "$lparam")" rand "$1" || return 1
+	HANDED=$(($(r5x_stat "$sys" handoffs) - h0))
+	note "$HANDED last references handed over without the lock"
+}
+lockless_on() {
+	[ -w "$lparam" ] && [ "$(cat "$lparam")" = Y ] &&
+		handed "$((4 * wsz))" && [ "$HANDED" -gt 0 ]
+}
+lockless_off() {
+	echo 0 >"$lparam" || return 1
+	handed "$((5 * wsz))" && [ "$HANDED" = 0 ]
+	local rc=$?
+	echo 1 >"$lparam" || return 1
+	return "$rc"
+}
+tap_check "lockless_release Y by default: random 4K writes verify, completions hand stripes over" lockless_on
+tap_check "lockless_release=0: random 4K writes verify, no stripe handed over; check 0" \
+	eval 'lockless_off && md_check_zero md0'
 tap_done
