@@ -627,9 +627,11 @@ perf_fio_run() {
 	return "$rc"
 }
 # profile_json PERFDATA MD THREAD_S: samples by who ran (the md thread,
-# the submitter fio, kernel workers: loop's member I/O, idle, other) and
-# what (copy: memcpy and friends, xor: the XOR routines, other); the top
-# symbols of the md thread and of fio; THREAD_S = the md thread's CPU s
+# the submitter fio, kernel workers: loop's member I/O and the flusher's
+# writeback, idle, other) and what (copy: memcpy and friends, xor: the XOR
+# routines, other); the top symbols of the md thread, of fio and of the
+# kernel workers, the top commands of the rest; THREAD_S = the md
+# thread's CPU s
 profile_json() {
 	perf report -i "$1" --stdio -q -n --sort comm,sym 2>/dev/null |
 		awk -v md="$2" -v ts="$3" -v hz="$perf_hz" '
@@ -645,8 +647,10 @@ profile_json() {
 			else if (sym ~ /memcpy|memmove|copy_bio_page|copy_page|copy_user|copy_to_iter|copy_from_iter|rep_movs|clear_page/) what = "copy"
 			else what = "other"
 			c[who "_" what] += n; tot += n
-			if (who == "thread" || who == "submit") {
+			if (who == "thread" || who == "submit" || who == "worker") {
 				k = who "|" sym; top[k] += n
+			} else if (who == "other") {
+				k = "other|" comm; top[k] += n
 			}
 		}
 		END {
@@ -654,10 +658,11 @@ profile_json() {
 			s = ""
 			for (k in c) { printf "%s\"%s\":%d", s, k, c[k]; s = "," }
 			printf "},\"top\":["
-			# the 12 largest symbols of the md thread, then of fio
+			# the 12 largest symbols of the md thread, of fio, of the
+			# workers; the 12 busiest commands among the others
 			s = ""
-			split("thread submit", whos, " ")
-			for (w = 1; w <= 2; w++)
+			split("thread submit worker other", whos, " ")
+			for (w = 1; w <= 4; w++)
 				for (j = 0; j < 12; j++) {
 					best = ""; bn = 0
 					for (k in top)

@@ -541,10 +541,13 @@ def profile_lines(summary, jobs, arrays):
     for j, a in rows:
         top = summary[j][a].get("profile_top")
         if a != "raid0" and top:
-            for who, title in (("thread", "md thread"), ("submit", "fio")):
+            for who, title in (("thread", "md thread's top symbols"),
+                               ("submit", "fio's top symbols"),
+                               ("worker", "kernel workers' (loop, flusher) top symbols"),
+                               ("other", "the other commands, busiest first")):
                 t = [(sym, n) for w, sym, n in top if w == who]
                 if t:
-                    out.append("- %s %s, %s's top symbols (samples): %s" % (
+                    out.append("- %s %s, %s (samples): %s" % (
                         j, a, title, ", ".join("%s %d" % x for x in t[:10])))
     out.append("")
     return out

@@ -71,7 +71,11 @@
 #                      samples) and read the md thread's CPU time: the
 #                      report adds where each array's CPU went per MiB
 #                      (md thread: copy, XOR, the rest; fio's submission;
-#                      kernel workers: loop's member I/O; other). Sampling
+#                      kernel workers: loop's member I/O, the flusher;
+#                      other), the top symbols of the md thread, fio and
+#                      the kernel workers, and the busiest other commands
+#                      (ksoftirqd: member completions loop raised from
+#                      its worker). Sampling
 #                      costs throughput: compare ratios, not absolute MiB/s;
 #                      needs perf on the host (apt-get install linux-perf)
 #   --locks            run every suite job under `perf lock record -a` (the
