@@ -21,6 +21,10 @@
 #                      then an NMI panics the guest with every CPU's
 #                      backtrace on its console (a guest frozen with
 #                      interrupts off too), then QEMU is killed
+#   --boot-timeout SEC give up as --timeout does if /init has not started
+#                      SEC seconds after QEMU did (no "GUEST-INIT: kernel"
+#                      line: a boot QEMU TCG lost, e.g. hung in early ACPI
+#                      set-up); exit status 4. 0 (default): --timeout only
 #   --mem MB           guest memory (default 3072; members live on tmpfs)
 #   --smp N            guest CPUs (default 2)
 #   --tcg-thread MODE  multi (default): a host thread per guest CPU;
@@ -72,6 +76,7 @@
 #              2  kernel log shows a splat (WARNING:, BUG:, lockdep, ...)
 #                 or a failed KUnit case ("not ok N"), whatever the verdict
 #              3  timeout, or the guest died without a verdict (panic)
+#              4  --boot-timeout: /init never started
 #              64 usage or host-side setup error
 # Environment: GUEST_QUIET=1 is --quiet, GUEST_HUNG_S=N is --hung N; BUILD
 # overrides the build directory.
@@ -117,7 +122,7 @@ log() {
 	echo "guest.sh: $*" >&2
 }
 
-kernel="" moddir="" kver="" fio=${GUEST_FIO:-} timeout=600 mem=3072 smp=2 tcgthread=${GUEST_TCG_THREAD:-multi} clock=${GUEST_CLOCK:-tsc} append="" logf="" outf=""
+kernel="" moddir="" kver="" fio=${GUEST_FIO:-} timeout=600 boot_timeout=0 mem=3072 smp=2 tcgthread=${GUEST_TCG_THREAD:-multi} clock=${GUEST_CLOCK:-tsc} append="" logf="" outf=""
 hung=${GUEST_HUNG_S:-120}
 quiet=${GUEST_QUIET:-0}
 kos=() files=() disks=()
@@ -134,6 +139,7 @@ while [ $# -gt 0 ]; do
 		guest_bins+=("$2"); shift 2 ;;
 	--file) files+=("${2:?--file needs SRC:DEST}"); shift 2 ;;
 	--timeout) timeout=${2:?}; shift 2 ;;
+	--boot-timeout) boot_timeout=${2:?}; shift 2 ;;
 	--mem) mem=${2:?}; shift 2 ;;
 	--smp) smp=${2:?}; shift 2 ;;
 	--tcg-thread) tcgthread=${2:?}; shift 2 ;;
@@ -156,6 +162,7 @@ script=$1
 shift
 [ -f "$script" ] || die "no such guest script: $script"
 [[ $timeout =~ ^[0-9]+$ ]] || die "--timeout must be seconds"
+[[ $boot_timeout =~ ^[0-9]+$ ]] || die "--boot-timeout must be seconds"
 [[ $mem =~ ^[0-9]+$ ]] || die "--mem must be MB"
 [[ $tcgthread =~ ^(single|multi)$ ]] || die "--tcg-thread must be single or multi"
 [[ $clock =~ ^(tsc|hpet)$ ]] || die "--clock must be tsc or hpet"
@@ -512,7 +519,7 @@ monitor_cmd() {
 on_timeout() {
 	: >"$run/timed-out"
 	{
-		echo "== $(date -u +%T) guest timeout after $timeout s: each vCPU's RIP"
+		echo "== $(date -u +%T) guest timeout after ${1:-$timeout} s: each vCPU's RIP"
 		monitor_cmd "info registers -a" | grep -E '^CPU#|RIP='
 		sleep 2
 		echo "== 2 s later"
@@ -536,9 +543,24 @@ qemu-system-x86_64 -accel "tcg,thread=$tcgthread" -cpu max -m "$mem" \
 	-no-reboot -kernel "$boot_kernel" -initrd "$run/initrd" ${drives[@]+"${drives[@]}"} \
 	-append "$cmdline" </dev/null >"$raw" 2>&1 &
 qpid=$!
+# the watchdog: --boot-timeout first (is /init up?), then --timeout
 (
 	trap - EXIT INT TERM
-	sleep "$timeout" &
+	waited=0
+	if [ "$boot_timeout" -gt 0 ] && [ "$boot_timeout" -lt "$timeout" ]; then
+		while [ "$waited" -lt "$boot_timeout" ] && kill -0 "$qpid" 2>/dev/null &&
+			! grep -aq '^GUEST-INIT: kernel ' "$raw"; do
+			sleep 2 &
+			wait $!
+			waited=$((waited + 2))
+		done
+		if kill -0 "$qpid" 2>/dev/null && ! grep -aq '^GUEST-INIT: kernel ' "$raw"; then
+			: >"$run/boot-lost"
+			on_timeout "$waited"
+			exit 0
+		fi
+	fi
+	sleep "$((timeout - waited))" &
 	wait $!
 	kill -0 "$qpid" 2>/dev/null && on_timeout
 ) &
@@ -574,6 +596,11 @@ elapsed=$(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.1f", b - a}')
 tr -d '\r' <"$raw" >"$logf.new"
 mv -f "$logf.new" "$logf"
 
+if [ -e "$run/boot-lost" ]; then
+	echo "guest.sh: $name: the guest's /init did not start within $boot_timeout s (a lost boot), see $logf (QEMU monitor: $logf.monitor)" >&2
+	sed 's/^/guest.sh: monitor: /' "$logf.monitor" >&2
+	exit 4
+fi
 if [ -e "$run/timed-out" ]; then
 	echo "guest.sh: $name: guest timeout after $timeout s, see $logf (QEMU monitor: $logf.monitor)" >&2
 	sed 's/^/guest.sh: monitor: /' "$logf.monitor" >&2
