@@ -549,12 +549,12 @@ qpid=$!
 	waited=0
 	if [ "$boot_timeout" -gt 0 ] && [ "$boot_timeout" -lt "$timeout" ]; then
 		while [ "$waited" -lt "$boot_timeout" ] && kill -0 "$qpid" 2>/dev/null &&
-			! grep -aq '^GUEST-INIT: kernel ' "$raw"; do
+			! grep -aq '^GUEST-INIT: kernel ' "$raw" 2>/dev/null; do
 			sleep 2 &
 			wait $!
 			waited=$((waited + 2))
 		done
-		if kill -0 "$qpid" 2>/dev/null && ! grep -aq '^GUEST-INIT: kernel ' "$raw"; then
+		if kill -0 "$qpid" 2>/dev/null && ! grep -aq '^GUEST-INIT: kernel ' "$raw" 2>/dev/null; then
 			: >"$run/boot-lost"
 			on_timeout "$waited"
 			exit 0

@@ -317,6 +317,11 @@ cpu_of() {
 # Oops while the kernel patches its own code on another vCPU, 1.7-2.2 s
 # into boot (docs/reports/boot-2026-12-03.md). The caller boots once more,
 # says so, and keeps the lost boot's log as LOG.lost.
+# A boot can also hang before /init (QEMU spinning after the guest's early
+# ACPI set-up, seen once on 2026-12-07): guest.sh gives it up after
+# boot_tmo seconds (--boot-timeout, status 4; RAID5X_BOOT_TIMEOUT) instead of the case's or the
+# batch's whole timeout, and it is booted once more like a lost one.
+boot_tmo=${RAID5X_BOOT_TIMEOUT:-300}
 died_before_init() {
 	[ -z "${rebooted:-}" ] && [ -e "$1" ] && ! grep -aq '^GUEST-INIT: kernel ' "$1" || return 1
 	cp "$1" "$1.lost"
@@ -365,7 +370,7 @@ run_case() {
 	cpuf=$logdir/$name.cpu
 	st=0
 	KLOG_RAID456_WARN=$(case_raid456_warn "$f") \
-		timed "$cpuf" scripts/guest.sh "${qopt[@]}" --smp "$psmp" --tcg-thread "$ptcg" "${gargs[@]}" ${cargs[@]+"${cargs[@]}"} --timeout "$tmo" --log "$log" \
+		timed "$cpuf" scripts/guest.sh "${qopt[@]}" --smp "$psmp" --tcg-thread "$ptcg" "${gargs[@]}" ${cargs[@]+"${cargs[@]}"} --timeout "$tmo" --boot-timeout "$boot_tmo" --log "$log" \
 		"$f" >"$logdir/$name.harness" 2>&1 || st=$?
 	if [ "$st" != 0 ] && died_before_init "$log"; then
 		rebooted=1 run_case "$@"
@@ -448,7 +453,7 @@ run_batch() {
 	t0=$SECONDS
 	rm -f "$blog"
 	timed "$cpuf" scripts/guest.sh "${qopt[@]}" --smp "$psmp" --tcg-thread "$ptcg" "${gargs[@]}" "${cargs[@]}" \
-		--timeout "$total" --log "$blog" tests/lib/batch-guest.sh "${specs[@]}" \
+		--timeout "$total" --boot-timeout "$boot_tmo" --log "$blog" tests/lib/batch-guest.sh "${specs[@]}" \
 		>"$logdir/$bname.harness" 2>&1 &
 	bpid=$!
 	while :; do
