@@ -547,14 +547,17 @@ qpid=$!
 (
 	trap - EXIT INT TERM
 	waited=0
+	# QEMU runs and the guest's /init has not said it started
+	booting() {
+		kill -0 "$qpid" 2>/dev/null && ! grep -aq '^GUEST-INIT: kernel ' "$raw" 2>/dev/null
+	}
 	if [ "$boot_timeout" -gt 0 ] && [ "$boot_timeout" -lt "$timeout" ]; then
-		while [ "$waited" -lt "$boot_timeout" ] && kill -0 "$qpid" 2>/dev/null &&
-			! grep -aq '^GUEST-INIT: kernel ' "$raw" 2>/dev/null; do
+		while [ "$waited" -lt "$boot_timeout" ] && booting; do
 			sleep 2 &
 			wait $!
 			waited=$((waited + 2))
 		done
-		if kill -0 "$qpid" 2>/dev/null && ! grep -aq '^GUEST-INIT: kernel ' "$raw" 2>/dev/null; then
+		if booting; then
 			: >"$run/boot-lost"
 			on_timeout "$waited"
 			exit 0
