@@ -48,5 +48,6 @@ echo "demo: [3/4] building the patched mdadm (make mdadm; apt-get source mdadm, 
 as_root make mdadm
 echo "demo: [4/4] QEMU guest: raid5x array, fio verify, raid456 beside it (log build/logs/demo.log)"
 scripts/guest.sh --ko md-raid5x.ko --file build/mdadm/mdadm:/usr/local/sbin/mdadm-raid5x \
-	--bin "$(command -v jq)" --timeout 900 --log build/logs/demo.log scripts/demo-guest.sh
+	--bin "$(command -v jq)" --timeout 900 --boot-timeout 300 --boot-retries 1 \
+	--log build/logs/demo.log scripts/demo-guest.sh
 echo "demo: done in $((SECONDS - t0)) s. The full benchmark: make bench"

@@ -25,6 +25,9 @@
 #                      SEC seconds after QEMU did (no "GUEST-INIT: kernel"
 #                      line: a boot QEMU TCG lost, e.g. hung in early ACPI
 #                      set-up); exit status 4. 0 (default): --timeout only
+#   --boot-retries N   after a lost boot (--boot-timeout), keep its console
+#                      as LOG.lost and boot again, up to N times (default
+#                      0); /init never ran, so no disk was touched
 #   --mem MB           guest memory (default 3072; members live on tmpfs)
 #   --smp N            guest CPUs (default 2)
 #   --tcg-thread MODE  multi (default): a host thread per guest CPU;
@@ -122,7 +125,7 @@ log() {
 	echo "guest.sh: $*" >&2
 }
 
-kernel="" moddir="" kver="" fio=${GUEST_FIO:-} timeout=600 boot_timeout=0 mem=3072 smp=2 tcgthread=${GUEST_TCG_THREAD:-multi} clock=${GUEST_CLOCK:-tsc} append="" logf="" outf=""
+kernel="" moddir="" kver="" fio=${GUEST_FIO:-} timeout=600 boot_timeout=0 boot_retries=0 mem=3072 smp=2 tcgthread=${GUEST_TCG_THREAD:-multi} clock=${GUEST_CLOCK:-tsc} append="" logf="" outf=""
 hung=${GUEST_HUNG_S:-120}
 quiet=${GUEST_QUIET:-0}
 kos=() files=() disks=()
@@ -140,6 +143,7 @@ while [ $# -gt 0 ]; do
 	--file) files+=("${2:?--file needs SRC:DEST}"); shift 2 ;;
 	--timeout) timeout=${2:?}; shift 2 ;;
 	--boot-timeout) boot_timeout=${2:?}; shift 2 ;;
+	--boot-retries) boot_retries=${2:?}; shift 2 ;;
 	--mem) mem=${2:?}; shift 2 ;;
 	--smp) smp=${2:?}; shift 2 ;;
 	--tcg-thread) tcgthread=${2:?}; shift 2 ;;
@@ -163,6 +167,8 @@ shift
 [ -f "$script" ] || die "no such guest script: $script"
 [[ $timeout =~ ^[0-9]+$ ]] || die "--timeout must be seconds"
 [[ $boot_timeout =~ ^[0-9]+$ ]] || die "--boot-timeout must be seconds"
+[[ $boot_retries =~ ^[0-9]+$ ]] || die "--boot-retries must be a count"
+[ "$boot_retries" = 0 ] || [ "$boot_timeout" -gt 0 ] || die "--boot-retries needs --boot-timeout"
 [[ $mem =~ ^[0-9]+$ ]] || die "--mem must be MB"
 [[ $tcgthread =~ ^(single|multi)$ ]] || die "--tcg-thread must be single or multi"
 [[ $clock =~ ^(tsc|hpet)$ ]] || die "--clock must be tsc or hpet"
@@ -478,7 +484,6 @@ if [ "${GUEST_NO_PVH:-0}" != 1 ] && command -v readelf >/dev/null; then
 	fi
 fi
 raw=$run/console.raw
-: >"$raw"
 # unknown_nmi_panic and panic_print=0x40: the NMI the timeout watchdog
 # below sends panics the guest with every CPU's backtrace on the console
 # (a guest frozen with interrupts off still takes an NMI; 7.x warns once
@@ -538,66 +543,80 @@ on_timeout() {
 	kill -KILL "$qpid" 2>/dev/null || true
 }
 t0=$(date +%s.%N)
-qemu-system-x86_64 -accel "tcg,thread=$tcgthread" -cpu max -m "$mem" \
-	-smp "$smp" -nographic -serial stdio -monitor "pipe:$mon" -nic none \
-	-no-reboot -kernel "$boot_kernel" -initrd "$run/initrd" ${drives[@]+"${drives[@]}"} \
-	-append "$cmdline" </dev/null >"$raw" 2>&1 &
-qpid=$!
-# the watchdog: --boot-timeout first (is /init up?), then --timeout
-(
-	trap - EXIT INT TERM
-	waited=0
-	# QEMU runs and the guest's /init has not said it started
-	booting() {
-		kill -0 "$qpid" 2>/dev/null && ! grep -aq '^GUEST-INIT: kernel ' "$raw" 2>/dev/null
-	}
-	if [ "$boot_timeout" -gt 0 ] && [ "$boot_timeout" -lt "$timeout" ]; then
-		while [ "$waited" -lt "$boot_timeout" ] && booting; do
-			sleep 2 &
-			wait $!
-			waited=$((waited + 2))
-		done
-		if booting; then
-			: >"$run/boot-lost"
-			on_timeout "$waited"
-			exit 0
+# boot_once: one QEMU run of the guest, its console to $logf; a lost boot
+# leaves $run/boot-lost
+boot_once() {
+	rm -f "$run/boot-lost" "$run/timed-out"
+	: >"$raw"
+	qemu-system-x86_64 -accel "tcg,thread=$tcgthread" -cpu max -m "$mem" \
+		-smp "$smp" -nographic -serial stdio -monitor "pipe:$mon" -nic none \
+		-no-reboot -kernel "$boot_kernel" -initrd "$run/initrd" ${drives[@]+"${drives[@]}"} \
+		-append "$cmdline" </dev/null >"$raw" 2>&1 &
+	qpid=$!
+	# the watchdog: --boot-timeout first (is /init up?), then --timeout
+	(
+		trap - EXIT INT TERM
+		waited=0
+		# QEMU runs and the guest's /init has not said it started
+		booting() {
+			kill -0 "$qpid" 2>/dev/null && ! grep -aq '^GUEST-INIT: kernel ' "$raw" 2>/dev/null
+		}
+		if [ "$boot_timeout" -gt 0 ] && [ "$boot_timeout" -lt "$timeout" ]; then
+			while [ "$waited" -lt "$boot_timeout" ] && booting; do
+				sleep 2 &
+				wait $!
+				waited=$((waited + 2))
+			done
+			if booting; then
+				: >"$run/boot-lost"
+				on_timeout "$waited"
+				exit 0
+			fi
 		fi
+		sleep "$((timeout - waited))" &
+		wait $!
+		kill -0 "$qpid" 2>/dev/null && on_timeout
+	) &
+	wdpid=$!
+	# the log grows while the guest runs (and survives an interrupted run)
+	if [ "$quiet" != 1 ]; then
+		tail -s 0.2 -n +1 -F --pid="$qpid" "$raw" 2>/dev/null | sed -u 's/\r$//' |
+			tee "$logf" &
+	else
+		tail -s 0.2 -n +1 -F --pid="$qpid" "$raw" 2>/dev/null | sed -u 's/\r$//' \
+			>"$logf" &
 	fi
-	sleep "$((timeout - waited))" &
-	wait $!
-	kill -0 "$qpid" 2>/dev/null && on_timeout
-) &
-wdpid=$!
-# the log grows while the guest runs (and survives an interrupted run)
-if [ "$quiet" != 1 ]; then
-	tail -s 0.2 -n +1 -F --pid="$qpid" "$raw" 2>/dev/null | sed -u 's/\r$//' |
-		tee "$logf" &
-else
-	tail -s 0.2 -n +1 -F --pid="$qpid" "$raw" 2>/dev/null | sed -u 's/\r$//' \
-		>"$logf" &
-fi
-tpid=$!
-wait "$qpid" || true
-qpid=""
-if [ -e "$run/timed-out" ]; then
-	wait "$wdpid" 2>/dev/null || true
-else
-	pkill -P "$wdpid" sleep 2>/dev/null || true
-	kill "$wdpid" 2>/dev/null || true
-	wait "$wdpid" 2>/dev/null || true
-fi
-wdpid=""
-if [ -n "$tpid" ]; then
-	wait "$tpid" 2>/dev/null || true
-	tpid=""
-fi
-t1=$(date +%s.%N)
-elapsed=$(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.1f", b - a}')
-# replaced by a rename, never truncated in place: tests/run.sh reads the
-# log while the guest runs, and a read during a rewrite found the last
-# case's section empty (it then passed with no assertions)
-tr -d '\r' <"$raw" >"$logf.new"
-mv -f "$logf.new" "$logf"
+	tpid=$!
+	wait "$qpid" || true
+	qpid=""
+	if [ -e "$run/timed-out" ]; then
+		wait "$wdpid" 2>/dev/null || true
+	else
+		pkill -P "$wdpid" sleep 2>/dev/null || true
+		kill "$wdpid" 2>/dev/null || true
+		wait "$wdpid" 2>/dev/null || true
+	fi
+	wdpid=""
+	if [ -n "$tpid" ]; then
+		wait "$tpid" 2>/dev/null || true
+		tpid=""
+	fi
+	t1=$(date +%s.%N)
+	elapsed=$(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.1f", b - a}')
+	# replaced by a rename, never truncated in place: tests/run.sh reads the
+	# log while the guest runs, and a read during a rewrite found the last
+	# case's section empty (it then passed with no assertions)
+	tr -d '\r' <"$raw" >"$logf.new"
+	mv -f "$logf.new" "$logf"
+}
+boot_once
+while [ -e "$run/boot-lost" ] && [ "$boot_retries" -gt 0 ]; do
+	boot_retries=$((boot_retries - 1))
+	cp "$logf" "$logf.lost"
+	[ ! -e "$logf.monitor" ] || mv -f "$logf.monitor" "$logf.lost.monitor"
+	log "$name: the guest's /init did not start within $boot_timeout s (a lost boot, console: $logf.lost); booting once more"
+	boot_once
+done
 
 if [ -e "$run/boot-lost" ]; then
 	echo "guest.sh: $name: the guest's /init did not start within $boot_timeout s (a lost boot), see $logf (QEMU monitor: $logf.monitor)" >&2

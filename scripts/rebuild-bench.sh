@@ -117,7 +117,8 @@ per=0
 [[ ,$scen, != *,load,* ]] || per=$((per + 600))
 st=0
 GUEST_QUIET=1 scripts/guest.sh --ko "$snap/md-raid5x.ko" --mem "$mem" \
-	--timeout $((reps * 2 * per + 120)) --log "$logf" \
+	--timeout $((reps * 2 * per + 120)) --boot-timeout 300 --boot-retries 1 \
+	--log "$logf" \
 	scripts/rebuild-bench-guest.sh "$reps" "$size" "$chunk" "$smin" "$smax" \
 	"$scen" "$thr" "$thr_s" "$cache" raid456 raid5x || st=$?
 # a console line seen twice counts once
