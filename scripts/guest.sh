@@ -601,8 +601,6 @@ boot_once() {
 		wait "$tpid" 2>/dev/null || true
 		tpid=""
 	fi
-	t1=$(date +%s.%N)
-	elapsed=$(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.1f", b - a}')
 	# replaced by a rename, never truncated in place: tests/run.sh reads the
 	# log while the guest runs, and a read during a rewrite found the last
 	# case's section empty (it then passed with no assertions)
@@ -617,6 +615,8 @@ while [ -e "$run/boot-lost" ] && [ "$boot_retries" -gt 0 ]; do
 	log "$name: the guest's /init did not start within $boot_timeout s (a lost boot, console: $logf.lost); booting once more"
 	boot_once
 done
+t1=$(date +%s.%N)
+elapsed=$(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.1f", b - a}')
 
 if [ -e "$run/boot-lost" ]; then
 	echo "guest.sh: $name: the guest's /init did not start within $boot_timeout s (a lost boot), see $logf (QEMU monitor: $logf.monitor)" >&2
