@@ -26,6 +26,7 @@
 	X(nocopy_blocks,   "data blocks written uncopied from a stable page (skip_copy)") \
 	X(granted_now,     "partial writes granted pre-reads at once (no write completes them)") \
 	X(granted_lone,    "of those, a lone writer's sequential ones (r5x_lone_writer)") \
+	X(stream_unconfirmed, "write bios continuing a recent write, below stream_confirm") \
 	X(delayed,         "stripes put on the delayed list")		\
 	X(activated,       "stripes moved from delayed to hold")	\
 	X(activated_aged,  "of those, activated because their delay expired") \

@@ -12,17 +12,19 @@
  *    pre-read permission at a time; activation moves a bounded batch from
  *    the delayed list to the hold list, oldest first.
  *  - Age bound: a stripe written by a sequential stream (its bio started
- *    where an earlier write ended) may wait up to seq_delay_ms for the rest
- *    of the stripe, if the writers' window (peak write bytes in flight over
- *    the last R5X_WINDOW_SPAN, r5x_window_note) is at least a row and
- *    the writer is not a lone one (r5x_lone_writer: one write in flight,
- *    as at queue depth 1, whose next write waits for this one).  Any
- *    other partial stripe is granted pre-reads at once
- *    (grant_now), outside the preread_batch bound: nothing in
- *    flight will complete it, so waiting for a slot only serialises it (a
- *    64 KiB random writer at queue depth 8 touches 128 stripes of a 512 KiB
- *    chunk array; 32 slots ran 2 of its bios at a time, 0.91x raid456), and
- *    the writer's own queue depth bounds how many there are.  They are
+ *    where an earlier write ended, which started where another ended:
+ *    stream_confirm writes in a row, r5x_stream_seq) may wait up to
+ *    seq_delay_ms for the rest of the stripe, if the writers' window
+ *    (peak write bytes in flight over the last R5X_WINDOW_SPAN,
+ *    r5x_window_note) is at least a row and the writer is not a lone
+ *    one (r5x_lone_writer: one write in flight, as at queue depth 1,
+ *    whose next write waits for this one).  Any other partial stripe is
+ *    granted pre-reads at once (grant_now), outside the preread_batch
+ *    bound: nothing in flight will complete it, so waiting for a slot
+ *    only serialises it (a 64 KiB random writer at queue depth 8 touches
+ *    128 stripes of a 512 KiB chunk array; 32 slots ran 2 of its bios at
+ *    a time, 0.91x raid456), and the writer's own queue depth bounds how
+ *    many there are.  They are
  *    marked apart (R5X_STRIPE_PREREAD_NOW) and not counted in
  *    preread_active, so they never use up the delayed list's batch
  *    either.  REQ_SYNC plays no part: O_DIRECT writes get the same
@@ -70,24 +72,31 @@ void r5x_delay_stop(struct r5x_conf *conf)
 }
 
 /*
- * Record a write bio [start, end) and say whether it continues an earlier
- * one (a sequential stream).  Tracks the ends of the last few writes, so
- * several interleaved streams are each recognised.
+ * Record a write bio [start, end) and say whether it is part of a
+ * sequential stream: it continues an earlier write that continued others,
+ * stream_confirm writes in a row (r5x_stream_seq).  Tracks the ends of the
+ * last few writes, so several interleaved streams are each recognised.
  */
 bool r5x_note_write(struct r5x_conf *conf, sector_t start, sector_t end)
 {
+	unsigned int confirm = READ_ONCE(conf->tun.stream_confirm);
 	unsigned long flags;
+	unsigned int run;
 	bool seq;
 
 	spin_lock_irqsave(&conf->stream_lock, flags);
 	WRITE_ONCE(conf->write_seq, conf->write_seq + 1);
-	seq = r5x_stream_note(conf->stream_end, ARRAY_SIZE(conf->stream_end),
-			      &conf->stream_next, start, end);
+	run = r5x_stream_note(conf->stream_end, conf->stream_runs,
+			      ARRAY_SIZE(conf->stream_end), &conf->stream_next,
+			      start, end);
+	seq = r5x_stream_seq(run, confirm);
 	WRITE_ONCE(conf->window,
 		   r5x_window_note(conf->window, &conf->window_at,
 				   atomic64_read(&conf->write_bytes_in_flight),
 				   jiffies, R5X_WINDOW_SPAN));
 	spin_unlock_irqrestore(&conf->stream_lock, flags);
+	if (run && !seq)
+		r5x_count(conf, stream_unconfirmed, 1);
 	return seq;
 }
 

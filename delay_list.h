@@ -11,6 +11,7 @@
 #define R5X_DEF_PREREAD_BATCH	32	/* stripes pre-reading at once */
 #define R5X_DEF_SEQ_DELAY_MS	100	/* max wait of a sequential partial stripe */
 #define R5X_DEF_STALL_GRACE_MS	4	/* a full stall waits this long for new writes */
+#define R5X_DEF_STREAM_CONFIRM	2	/* continuations in a row before a stream is one */
 #define R5X_WINDOW_SPAN		(HZ / 10)	/* how long a peak window is believed */
 #define R5X_DEF_BYPASS		1	/* raid5's IO_THRESHOLD */
 #define R5X_DEF_WAKE_BATCH_PCT	25	/* wake cache waiters per quarter freed */

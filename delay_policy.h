@@ -15,8 +15,9 @@
 
 #include <linux/types.h>
 
-bool r5x_stream_note(sector_t *ends, unsigned int n, unsigned int *next,
-		     sector_t start, sector_t end);
+unsigned int r5x_stream_note(sector_t *ends, u8 *runs, unsigned int n,
+			     unsigned int *next, sector_t start, sector_t end);
+bool r5x_stream_seq(unsigned int run, unsigned int confirm);
 
 u64 r5x_row_bytes(unsigned int chunk_sectors, unsigned int data_disks);
 bool r5x_may_wait(bool seq, bool lone, u64 bytes_in_flight, u64 row_bytes);

@@ -15,40 +15,75 @@
 static void delay_stream(struct kunit *test)
 {
 	sector_t ends[4] = {};
+	u8 runs[4] = { 7, 7, 7, 7 };	/* a new stream's slot starts at 0 */
 	unsigned int next = 0;
 
 	/* a write at sector 0 continues nothing, not even an unused slot */
-	KUNIT_EXPECT_FALSE(test, r5x_stream_note(ends, 4, &next, 0, 8));
+	KUNIT_EXPECT_EQ(test, 0u, r5x_stream_note(ends, runs, 4, &next, 0, 8));
 	KUNIT_EXPECT_EQ(test, (sector_t)8, ends[0]);
+	KUNIT_EXPECT_EQ(test, 0, (int)runs[0]);
 	KUNIT_EXPECT_EQ(test, 1u, next);
-	/* ... but its successor does */
-	KUNIT_EXPECT_TRUE(test, r5x_stream_note(ends, 4, &next, 8, 16));
+	/* ... but its successor does: the first write in a row it continues */
+	KUNIT_EXPECT_EQ(test, 1u, r5x_stream_note(ends, runs, 4, &next, 8, 16));
 	KUNIT_EXPECT_EQ(test, (sector_t)16, ends[0]);
 	KUNIT_EXPECT_EQ(test, 1u, next);
 	/* a gap is a new stream; an overlap too */
-	KUNIT_EXPECT_FALSE(test, r5x_stream_note(ends, 4, &next, 17, 24));
-	KUNIT_EXPECT_FALSE(test, r5x_stream_note(ends, 4, &next, 12, 20));
+	KUNIT_EXPECT_EQ(test, 0u, r5x_stream_note(ends, runs, 4, &next, 17, 24));
+	KUNIT_EXPECT_EQ(test, 0u, r5x_stream_note(ends, runs, 4, &next, 12, 20));
 	KUNIT_EXPECT_EQ(test, (sector_t)24, ends[1]);
 	KUNIT_EXPECT_EQ(test, (sector_t)20, ends[2]);
+	KUNIT_EXPECT_EQ(test, 0, (int)runs[1]);
+	KUNIT_EXPECT_EQ(test, 0, (int)runs[2]);
 	KUNIT_EXPECT_EQ(test, 3u, next);
-	/* two interleaved streams are each recognised */
-	KUNIT_EXPECT_TRUE(test, r5x_stream_note(ends, 4, &next, 16, 32));
-	KUNIT_EXPECT_TRUE(test, r5x_stream_note(ends, 4, &next, 24, 40));
-	KUNIT_EXPECT_TRUE(test, r5x_stream_note(ends, 4, &next, 32, 48));
+	/* two interleaved streams are each recognised, each with its run */
+	KUNIT_EXPECT_EQ(test, 2u, r5x_stream_note(ends, runs, 4, &next, 16, 32));
+	KUNIT_EXPECT_EQ(test, 1u, r5x_stream_note(ends, runs, 4, &next, 24, 40));
+	KUNIT_EXPECT_EQ(test, 3u, r5x_stream_note(ends, runs, 4, &next, 32, 48));
 	KUNIT_EXPECT_EQ(test, 3u, next);
 	/* the ring keeps the last 4 ends: two new streams push out slot 0 */
-	KUNIT_EXPECT_FALSE(test, r5x_stream_note(ends, 4, &next, 1000, 1008));
+	KUNIT_EXPECT_EQ(test, 0u,
+			r5x_stream_note(ends, runs, 4, &next, 1000, 1008));
 	KUNIT_EXPECT_EQ(test, 0u, next);
-	KUNIT_EXPECT_FALSE(test, r5x_stream_note(ends, 4, &next, 2000, 2008));
+	KUNIT_EXPECT_EQ(test, 0, (int)runs[3]);
+	KUNIT_EXPECT_EQ(test, 0u,
+			r5x_stream_note(ends, runs, 4, &next, 2000, 2008));
 	KUNIT_EXPECT_EQ(test, 1u, next);
+	KUNIT_EXPECT_EQ(test, 0, (int)runs[0]);
 	/* slot 1 (ends at 40) is still there; sectors beyond 2^32 work */
-	KUNIT_EXPECT_TRUE(test, r5x_stream_note(ends, 4, &next, 40, 1ULL << 33));
-	KUNIT_EXPECT_TRUE(test, r5x_stream_note(ends, 4, &next, 1ULL << 33,
-						(1ULL << 33) + 8));
-	/* the stream that ended at 48 was forgotten */
-	KUNIT_EXPECT_FALSE(test, r5x_stream_note(ends, 4, &next, 48, 56));
+	KUNIT_EXPECT_EQ(test, 2u,
+			r5x_stream_note(ends, runs, 4, &next, 40, 1ULL << 33));
+	KUNIT_EXPECT_EQ(test, 3u,
+			r5x_stream_note(ends, runs, 4, &next, 1ULL << 33,
+					(1ULL << 33) + 8));
+	/* the stream that ended at 48 was forgotten: its run with it */
+	KUNIT_EXPECT_EQ(test, 0u, r5x_stream_note(ends, runs, 4, &next, 48, 56));
 	KUNIT_EXPECT_EQ(test, (sector_t)56, ends[1]);
+	KUNIT_EXPECT_EQ(test, 0, (int)runs[1]);
 	KUNIT_EXPECT_EQ(test, 2u, next);
+	/* the run saturates at 255 instead of wrapping to "new stream" */
+	runs[2] = 254;
+	ends[2] = 5000;
+	KUNIT_EXPECT_EQ(test, 255u,
+			r5x_stream_note(ends, runs, 4, &next, 5000, 5008));
+	KUNIT_EXPECT_EQ(test, 255u,
+			r5x_stream_note(ends, runs, 4, &next, 5008, 5016));
+	KUNIT_EXPECT_EQ(test, 2u, next);
+}
+
+static void delay_stream_confirm(struct kunit *test)
+{
+	/* a new stream is never one, whatever the confirmation asked */
+	KUNIT_EXPECT_FALSE(test, r5x_stream_seq(0, 1));
+	KUNIT_EXPECT_FALSE(test, r5x_stream_seq(0, 0));
+	/* stream_confirm 1: the first continuation (the rule before) */
+	KUNIT_EXPECT_TRUE(test, r5x_stream_seq(1, 1));
+	/* the default, 2: a lone coincidence is not a stream, two in a row are */
+	KUNIT_EXPECT_FALSE(test, r5x_stream_seq(1, 2));
+	KUNIT_EXPECT_TRUE(test, r5x_stream_seq(2, 2));
+	KUNIT_EXPECT_TRUE(test, r5x_stream_seq(255, 2));
+	/* the bound of the tunable, 8 */
+	KUNIT_EXPECT_FALSE(test, r5x_stream_seq(7, 8));
+	KUNIT_EXPECT_TRUE(test, r5x_stream_seq(8, 8));
 }
 
 static void delay_window(struct kunit *test)
@@ -480,6 +515,7 @@ static void delay_floor(struct kunit *test)
 
 static struct kunit_case delay_kcases[] = {
 	KUNIT_CASE(delay_stream),
+	KUNIT_CASE(delay_stream_confirm),
 	KUNIT_CASE(delay_window),
 	KUNIT_CASE(delay_window_peak),
 	KUNIT_CASE(delay_age),

@@ -669,6 +669,7 @@ static struct r5x_conf *setup_conf(struct mddev *mddev)
 	conf->tun.preread_batch = R5X_DEF_PREREAD_BATCH;
 	conf->tun.seq_delay_ms = R5X_DEF_SEQ_DELAY_MS;
 	conf->tun.stall_grace_ms = R5X_DEF_STALL_GRACE_MS;
+	conf->tun.stream_confirm = R5X_DEF_STREAM_CONFIRM;
 	conf->tun.wake_batch_pct = R5X_DEF_WAKE_BATCH_PCT;
 	conf->tun.solo_worker = 1;	/* a lone writer's latency: r5x_wake_thread */
 	conf->deep_write = jiffies - R5X_SOLO_QUIET - 1;

@@ -323,6 +323,7 @@ struct r5x_tunables {
 	int preread_batch;		/* max stripes pre-reading at once */
 	int seq_delay_ms;		/* max age of a delayed sequential stripe */
 	int stall_grace_ms;		/* full stall: wait for new writes this long */
+	int stream_confirm;		/* continuations before a stream may wait (READ_ONCE) */
 	int wake_batch_pct;		/* % of cache freed before waking waiters */
 	int worker_threads;		/* handlers beside raid5xd (READ_ONCE) */
 	int solo_worker;		/* 1, 2: a worker too for a lone writer (READ_ONCE) */
@@ -398,6 +399,7 @@ struct r5x_conf {
 	 */
 	spinlock_t stream_lock;
 	sector_t stream_end[8];
+	u8 stream_runs[8];		/* r5x_stream_note */
 	unsigned int stream_next;
 	u64 window;			/* peak write bytes in flight (r5x_window_note) */
 	unsigned long window_at;	/* jiffies the peak was set */

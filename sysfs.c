@@ -81,6 +81,7 @@ static ssize_t show_int(struct mddev *mddev, char *page, size_t off)
 	X(preread_batch,            tun.preread_batch,            1, -1) \
 	X(seq_delay_ms,             tun.seq_delay_ms,             0, 1000) \
 	X(stall_grace_ms,           tun.stall_grace_ms,           0, 1000) \
+	X(stream_confirm,           tun.stream_confirm,           1, 8) \
 	X(wake_batch_pct,           tun.wake_batch_pct,           1, 100) \
 	X(worker_threads,           tun.worker_threads,           0, R5X_MAX_WORKERS) \
 	X(solo_worker,              tun.solo_worker,              0, R5X_SOLO_EXCLUSIVE)

@@ -184,7 +184,7 @@ files_json() {
 # tunables_json MD: the array's stripe cache and raid5x tunables
 tunables_json() {
 	files_json "$(md_sys "$1")" 1 stripe_cache_size preread_bypass_threshold preread_batch \
-		seq_delay_ms stall_grace_ms wake_batch_pct worker_threads solo_worker group_thread_cnt skip_copy rmw_level
+		seq_delay_ms stall_grace_ms stream_confirm wake_batch_pct worker_threads solo_worker group_thread_cnt skip_copy rmw_level
 }
 # queue_json MD: the array's queue limits that decide how the block layer
 # splits a bio before md sees it (chunk_sectors: 0 = no boundary)

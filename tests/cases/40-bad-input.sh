@@ -7,6 +7,7 @@
 #                      value unchanged (and a valid value is accepted)
 #   preread_bypass_threshold: -1, abc, stripe_cache_size + 1 -> same
 #   raid5x's own tunables (preread_batch, seq_delay_ms, stall_grace_ms,
+#   stream_confirm,
 #   wake_batch_pct, worker_threads, solo_worker): one value in range accepted, each bound + 1, -1 and
 #   text refused, value unchanged; skip_copy (raid456 has it too): 1
 #   accepted, -1 and abc refused (2 and empty: 21-nocopy; raid456 takes 2)
@@ -27,6 +28,7 @@ tunables=("tap_check preread_bypass_threshold 1 -1 abc SCS_PLUS_1"
 	"r5x_check preread_batch 8 0 -1 abc SCS_PLUS_1"
 	"r5x_check seq_delay_ms 50 -1 1001 abc"
 	"r5x_check stall_grace_ms 20 -1 1001 abc"
+	"r5x_check stream_confirm 3 0 9 -1 abc"
 	"r5x_check wake_batch_pct 50 0 101 abc 5x"
 	"r5x_check worker_threads 2 -1 9 abc"
 	"r5x_check solo_worker 2 -1 3 abc"
