@@ -40,6 +40,7 @@
 #include "members.h"
 #include "workers.h"
 #include "discard.h"
+#include "write_track.h"
 
 /* md "level" number of the personality; never stored in a superblock */
 #define R5X_PERS_LEVEL	(-55)
@@ -57,47 +58,6 @@ struct r5x_aread {
 static struct bio_set r5x_aread_set;
 /* failed direct reads go back through the stripe cache from here */
 static struct workqueue_struct *r5x_retry_wq;
-
-/* A write bio, cloned so raid5x sees when the whole of it has completed. */
-struct r5x_wbio {
-	struct r5x_conf *conf;
-	struct bio *orig;
-	unsigned int size;	/* bytes, as counted in write_bytes_in_flight */
-	struct bio clone;	/* must be last: bioset front_pad */
-};
-
-static struct bio_set r5x_wbio_set;
-
-static void write_clone_endio(struct bio *clone)
-{
-	struct r5x_wbio *wb = container_of(clone, struct r5x_wbio, clone);
-	struct bio *orig = wb->orig;
-
-	if (clone->bi_status)
-		orig->bi_status = clone->bi_status;
-	atomic64_sub(wb->size, &wb->conf->write_bytes_in_flight);
-	atomic_dec(&wb->conf->writes_in_flight);
-	bio_put(clone);
-	bio_endio(orig);
-}
-
-/* Wrap write @bi in a clone whose completion keeps writes_in_flight. */
-static struct bio *track_write(struct r5x_conf *conf, struct bio *bi)
-{
-	struct bio *clone = bio_alloc_clone(bi->bi_bdev, bi, GFP_NOIO,
-					    &r5x_wbio_set);
-	struct r5x_wbio *wb = container_of(clone, struct r5x_wbio, clone);
-
-	wb->conf = conf;
-	wb->orig = bi;
-	wb->size = bi->bi_iter.bi_size;
-	clone->bi_end_io = write_clone_endio;
-	/* deep_write shares the counters' line, written here anyway */
-	if (atomic_inc_return(&conf->writes_in_flight) > 1)
-		WRITE_ONCE(conf->deep_write, jiffies);
-	atomic64_add(wb->size, &conf->write_bytes_in_flight);
-	return clone;
-}
 
 /* raid5xd: degraded writes parked until md recorded a failure go on. */
 static void resume_sb_waiters(struct r5x_conf *conf)
@@ -384,7 +344,7 @@ static bool raid5x_make_request(struct mddev *mddev, struct bio *bi)
 		bio_endio(bi);
 		return true;
 	}
-	bi = track_write(conf, bi);
+	bi = r5x_track_write(conf, bi);
 	/*
 	 * The partial stripes of a write over more than one block wait for
 	 * the end of its bio (plug.c) even when the submitter holds no plug,
@@ -1277,8 +1237,7 @@ static int __init raid5x_init(void)
 			  offsetof(struct r5x_aread, clone), 0);
 	if (err)
 		return err;
-	err = bioset_init(&r5x_wbio_set, BIO_POOL_SIZE,
-			  offsetof(struct r5x_wbio, clone), 0);
+	err = r5x_wtrack_init();
 	if (err)
 		goto out_bioset;
 	err = r5x_bref_pool_init();
@@ -1316,7 +1275,7 @@ out_iob:
 out_bref:
 	r5x_bref_pool_exit();
 out_wbioset:
-	bioset_exit(&r5x_wbio_set);
+	r5x_wtrack_exit();
 out_bioset:
 	bioset_exit(&r5x_aread_set);
 	return err;
@@ -1331,7 +1290,7 @@ static void __exit raid5x_exit(void)
 	destroy_workqueue(r5x_retry_wq);
 	r5x_iob_exit();
 	r5x_bref_pool_exit();
-	bioset_exit(&r5x_wbio_set);
+	r5x_wtrack_exit();
 	bioset_exit(&r5x_aread_set);
 }
 
