@@ -28,6 +28,8 @@
  *   delay_list.c      the pre-read rule: which stripe may read, and when;
  *                     which stripe raid5xd takes next
  *   plug.c            stripes held under the submitter's block plug
+ *   write_track.c     array writes in flight, from submission to end
+ *                     (the write's end_io borrowed for it)
  *   stripe_cache.c    pool, hash, references, the lists themselves
  *   members.c         which member serves a slot, and its state
  *   iobatch.c         a handler's one-page member bios joined into
@@ -357,7 +359,7 @@ struct r5x_conf {
 	wait_queue_head_t wait_for_quiesce;	/* quiesce state changes */
 	/* each on a line of its own: reads and writes count without a lock */
 	atomic_t aligned_reads ____cacheline_aligned_in_smp; /* direct member reads in flight */
-	atomic_t writes_in_flight ____cacheline_aligned_in_smp; /* array write bios not completed */
+	atomic_t writes_in_flight ____cacheline_aligned_in_smp; /* array write bios not completed (write_track.c) */
 	atomic64_t write_bytes_in_flight; /* ... and their bytes */
 	unsigned long deep_write;	/* jiffies a write last found another in flight */
 	unsigned long stall_since;	/* jiffies all active stripes were delayed, or 0 */

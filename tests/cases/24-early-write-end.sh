@@ -29,15 +29,25 @@
 #     none does and the data verifies (stripe_cache.c r5x_release_stripe);
 #     the level-change rounds above run with it, where free_conf drops
 #     the references still handed over when raid5xd is gone.
+#   - write_clone (module parameter, N by default: write_track.c), on a
+#     second array with 64 KiB chunks: either way random 4K writes verify
+#     and a lone writer (8 O_DIRECT writes of 1 MiB, one at a time) gets
+#     its partial rows granted at once
+#     (granted_lone > 0: the count of writes in flight went back to 0
+#     after each write), and check finds 0.
 # Fails on the module before early_write_end (no parameter, no early_ends
 # counter): not ok 2-5 and 7; on the module before lockless_release (no
-# parameter, no handoffs counter): not ok 11-12.
+# parameter, no handoffs counter): not ok 11-12; on the module before
+# write_clone (0d1e33f's): not ok 13-14, and on a module whose end_io
+# does not count the write out (write_end without count_out; checked on
+# 6.1): not ok 13-14, granted_lone 0 (the leaked count makes every
+# writer look deeper than one).
 # timeout: 400
 # debug-kernel: yes
 # shellcheck source=../lib/guest-lib.sh
 . /lib/guest-lib.sh
 
-tap_plan 12
+tap_plan 14
 load_md
 param=/sys/module/md_raid5x/parameters/early_write_end
 sys=/sys/block/md0/md
@@ -151,4 +161,44 @@ lockless_off() {
 tap_check "lockless_release Y by default: random 4K writes verify, completions hand stripes over" lockless_on
 tap_check "lockless_release=0: random 4K writes verify, no stripe handed over; check 0" \
 	eval 'lockless_off && md_check_zero md0'
+
+# write_clone (write_track.c): how raid5x sees an array write end, for its
+# count of writes in flight. Either way random writes verify, and a lone
+# writer (O_DIRECT 1 MiB writes one at a time, each ending inside a row)
+# is seen as one: its partial rows are granted pre-reads at once
+# (granted_lone > 0), which needs the count back at 0 after each write.
+# On md1, 64 KiB chunks: a row (192 KiB) is less than the writer's 1 MiB
+# in flight, so its stream's rows could wait and are granted for being
+# a lone writer's (on md0 a row is 1.5 MiB: they are granted anyway).
+wparam=/sys/module/md_raid5x/parameters/write_clone
+w1sys=/sys/block/md1/md
+read -r -a wdevs <<<"$(make_members 4 "$msz")"
+tracked() { # OFFSET_MB
+	local g0
+	fio_verify --name=rand1 --filename=/dev/md1 --direct=1 --ioengine=libaio \
+		--iodepth=16 --rw=randwrite --bs=4k --offset="$1M" --size="${wsz}M" || return 1
+	gl_nap 0.3  # the random writer's depth is forgotten after 100 ms
+	g0=$(r5x_stat "$w1sys" granted_lone) || return 1
+	dd if=/dev/urandom of=/tmp/lone bs=1M count=8 status=none &&
+		dd if=/tmp/lone of=/dev/md1 bs=1M seek="$(($1 + wsz))" oflag=direct status=none &&
+		dd if=/dev/md1 of=/tmp/lone.back bs=1M skip="$(($1 + wsz))" count=8 iflag=direct status=none &&
+		cmp /tmp/lone.back /tmp/lone || return 1
+	LONE=$(($(r5x_stat "$w1sys" granted_lone) - g0))
+	note "write_clone=$(cat "$wparam"): a lone writer's partial stripes granted at once: $LONE"
+	[ "$LONE" -gt 0 ]
+}
+clone_off() {
+	create_raid5 md1 4 64 left-symmetric "${wdevs[@]}" && to_raid5x md1 &&
+		[ -w "$wparam" ] && [ "$(cat "$wparam")" = N ] && tracked 0
+}
+clone_on() {
+	echo 1 >"$wparam" || return 1
+	tracked "$((wsz + 8))"
+	local rc=$?
+	echo 0 >"$wparam" || return 1
+	return "$rc"
+}
+tap_check "write_clone N by default: random 4K writes verify; a lone writer is seen (granted_lone > 0)" clone_off
+tap_check "write_clone=1: random 4K writes verify; a lone writer is seen; check 0" \
+	eval 'clone_on && md_check_zero md1'
 tap_done
