@@ -359,7 +359,8 @@ struct r5x_conf {
 	wait_queue_head_t wait_for_quiesce;	/* quiesce state changes */
 	/* each on a line of its own: reads and writes count without a lock */
 	atomic_t aligned_reads ____cacheline_aligned_in_smp; /* direct member reads in flight */
-	atomic_t writes_in_flight ____cacheline_aligned_in_smp; /* array write bios not completed (write_track.c) */
+	/* array write bios not completed (write_track.c) */
+	atomic_t writes_in_flight ____cacheline_aligned_in_smp;
 	atomic64_t write_bytes_in_flight; /* ... and their bytes */
 	unsigned long deep_write;	/* jiffies a write last found another in flight */
 	unsigned long stall_since;	/* jiffies all active stripes were delayed, or 0 */
