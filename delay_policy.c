@@ -41,9 +41,10 @@ unsigned int r5x_stream_note(sector_t *ends, u8 *runs, unsigned int n,
 /*
  * Is a write that continues @run writes in a row part of a sequential
  * stream?  Only from the @confirm'th continuation on (stream_confirm).  A
- * random writer's bio now and then starts where a recent one ended (fio's
- * random map hands out the block after a written one; a database's pages
- * sit side by side): with @confirm 1 such a bio's partial stripes waited
+ * random writer's bio now and then starts where a recent one ended (about
+ * 2% of the hunt's random 64 KiB writes did, by chance or because fio's
+ * random map hands out the block after a written one, not told apart):
+ * with @confirm 1 such a bio's partial stripes waited
  * up to seq_delay_ms for a rest that never came, and set the random
  * writer's p99 (64 KiB writes on 64 KiB chunks, 6 members: 2.9x raid456's
  * on 6.1, 3.9x on 7.2).  Two such coincidences in a row are rare; a real
