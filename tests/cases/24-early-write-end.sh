@@ -76,8 +76,8 @@ run() {
 	DRAINED=$(($(drained) - d0))
 	note "$what: $EARLY of $DRAINED drained stripes ended early"
 }
-rand() { # OFFSET_MB
-	fio_verify --name=rand --filename=/dev/md0 --direct=1 --ioengine=libaio \
+rand() { # OFFSET_MB [MD]
+	fio_verify --name=rand --filename="/dev/${2:-md0}" --direct=1 --ioengine=libaio \
 		--iodepth=16 --rw=randwrite --bs=4k --offset="$1M" --size="${wsz}M"
 }
 full() { # OFFSET_MB: from the first row (1.5 MiB) there
@@ -175,8 +175,7 @@ w1sys=/sys/block/md1/md
 read -r -a wdevs <<<"$(make_members 4 "$msz")"
 tracked() { # OFFSET_MB
 	local g0
-	fio_verify --name=rand1 --filename=/dev/md1 --direct=1 --ioengine=libaio \
-		--iodepth=16 --rw=randwrite --bs=4k --offset="$1M" --size="${wsz}M" || return 1
+	rand "$1" md1 || return 1
 	gl_nap 0.3  # the random writer's depth is forgotten after 100 ms
 	g0=$(r5x_stat "$w1sys" granted_lone) || return 1
 	dd if=/dev/urandom of=/tmp/lone bs=1M count=8 status=none &&

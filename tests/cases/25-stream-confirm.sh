@@ -82,13 +82,16 @@ seq64k() { # OFFSET_MB
 	fio_verify --name=seq64k --filename=/dev/md0 --direct=1 --ioengine=libaio \
 		--iodepth=32 --rw=write --bs=64k --offset="$1M" --size="${wsz}M"
 }
-control() {
+# confirm1 CMD...: run CMD under stream_confirm 1 (the rule before), then
+# back to 2; CMD's status
+confirm1() {
 	sysfs_write "$sys/stream_confirm" 1 || return 1
-	counted control pairs 0
+	"$@"
 	local rc=$?
 	sysfs_write "$sys/stream_confirm" 2 || return 1
-	[ "$rc" = 0 ] && [ "${D[control]}" -gt 0 ]
+	return "$rc"
 }
+control() { confirm1 counted control pairs 0 && [ "${D[control]}" -gt 0 ]; }
 tap_check "control, stream_confirm 1: random 64 KiB pairs park stripes (delayed > 0), data verifies" control
 bios=$((wsz * 16))  # 64 KiB bios a writer sends
 default_pairs() {
@@ -96,13 +99,7 @@ default_pairs() {
 		[ $((D[pairs] * 10)) -le "${D[control]:-0}" ]
 }
 tap_check "default: the same pairs leave their second bios unconfirmed (>= 40% of $bios) and delay at most a tenth of the control's stripes; data verifies" default_pairs
-seq_one() {
-	sysfs_write "$sys/stream_confirm" 1 || return 1
-	counted seq1 seq64k "$((3 * wsz))"
-	local rc=$?
-	sysfs_write "$sys/stream_confirm" 2 || return 1
-	return "$rc"
-}
+seq_one() { confirm1 counted seq1 seq64k "$((3 * wsz))"; }
 tap_check "stream_confirm 1: a sequential 64 KiB writer verifies (its figures beside the default's)" seq_one
 seq_waits() {
 	counted seq seq64k "$((2 * wsz))" && [ "${U[seq]}" -ge 1 ] && [ "${U[seq]}" -le 2 ] &&
