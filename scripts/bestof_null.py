@@ -10,16 +10,28 @@ stripe_cache_size and group_thread_cnt are), the best of them is the
 largest of several samples of one distribution, and raid5x would fall
 below it by chance even if it ran the same code. This prints, for JOB in
 one bench run, the observed ratio (median raid5x / largest median of the
-safe raid456 kinds: every raid456 kind but raid456u) and its distribution
+safe raid456 kinds without a bitmap, as bench-report.py's safe456 picks
+them: not raid456u, nothing with skip_copy=1) and its distribution
 under the null hypothesis that every array of a repetition is the same:
 the array labels are permuted within each repetition (the arrays of a
 repetition run back to back, so the boot's drift stays paired). Only
-repetitions where every array has a verified run count.
+repetitions where every array has a verified run count (paired.py's
+load).
 """
 import argparse
-import json
+import importlib.util
+import os
 import random
-import statistics
+
+from paired import load, median
+
+
+def safe456_of(path):
+    """bench-report.py's safe456 (which raid456 kinds are the bar)."""
+    spec = importlib.util.spec_from_file_location("bench_report", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod.safe456
 
 
 def main():
@@ -29,25 +41,21 @@ def main():
     ap.add_argument("--perms", type=int, default=20000)
     ap.add_argument("--seed", type=int, default=1)
     a = ap.parse_args()
-    with open(a.results) as f:
-        d = json.load(f)
-    safe = [x for x in d["arrays"] if x.startswith("raid456") and x != "raid456u"]
+    d, per = load(a.results)
+    safe456 = safe456_of(os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                      "bench-report.py"))
+    # in the run's own order: the permutations depend on it (--seed)
+    safe = [x for x in d["arrays"] if x in safe456(d["arrays"], "")]
     if "raid5x" not in d["arrays"] or not safe:
         raise SystemExit("bestof_null: the run needs raid5x and a safe raid456 kind")
     arrs = safe + ["raid5x"]
-    reps = {}
-    for r in d["runs"]:
-        if r["job"] != a.job or r.get("error") or r["array"] not in arrs:
-            continue
-        if (r.get("verify") or {}).get("status") != "ok":
-            continue
-        reps.setdefault(r["rep"], {})[r["array"]] = r["metrics"]["mibs"]
-    reps = {k: v for k, v in reps.items() if len(v) == len(arrs)}
+    reps = {rep: {x: v[x] for x in arrs} for (job, rep), v in per.items()
+            if job == a.job and all(x in v for x in arrs)}
     if len(reps) < 2:
         raise SystemExit("bestof_null: fewer than 2 complete repetitions of %s" % a.job)
 
     def ratio(lab):
-        med = {x: statistics.median(lab[k][x] for k in lab) for x in arrs}
+        med = {x: median([lab[k][x] for k in lab]) for x in arrs}
         return med["raid5x"] / max(med[x] for x in safe)
 
     obs = ratio(reps)
